@@ -1,0 +1,130 @@
+// Catalogs: each is a connector that names its schemas and tables, describes their columns, and cuts
+// a table into splits. Splits are plain data: a worker thread reads one without asking the main thread.
+
+import { BIGINT, VARCHAR, type SqlType, typeDisplayName } from '../data/types.js';
+import type { Page } from '../data/page.js';
+import { pageFromRows } from './rows.js';
+
+export interface ColumnMetadata {
+  readonly name: string;
+  readonly type: SqlType;
+}
+
+export interface TableMetadata {
+  readonly catalog: string;
+  readonly schema: string;
+  readonly name: string;
+  readonly columns: readonly ColumnMetadata[];
+  /** Estimated rows, for planning. */
+  readonly rowCount: number;
+}
+
+/** A unit of scan work. `pages` splits carry their data (already in SharedArrayBuffers). */
+export type Split =
+  | { readonly kind: 'pages'; readonly pages: readonly Page[]; readonly rows: number }
+  | { readonly kind: 'generated'; readonly connector: string; readonly descriptor: unknown; readonly rows: number; readonly cacheKey: string };
+
+export interface Connector {
+  listSchemas(): string[];
+  listTables(schema: string): string[];
+  getTable(schema: string, table: string): TableMetadata | undefined;
+  /** Cuts a table into splits of about `targetRows` rows each. */
+  splits(table: TableMetadata, targetRows: number): Split[];
+}
+
+export class CatalogRegistry {
+  private readonly catalogs = new Map<string, Connector>();
+
+  register(name: string, connector: Connector): void {
+    this.catalogs.set(name, new WithInformationSchema(name, connector, this));
+  }
+
+  names(): string[] {
+    return [...this.catalogs.keys()].sort();
+  }
+
+  get(name: string): Connector | undefined {
+    return this.catalogs.get(name);
+  }
+}
+
+const INFORMATION_SCHEMA = 'information_schema';
+
+const INFO_TABLES: Record<string, ColumnMetadata[]> = {
+  schemata: [
+    { name: 'catalog_name', type: VARCHAR },
+    { name: 'schema_name', type: VARCHAR },
+  ],
+  tables: [
+    { name: 'table_catalog', type: VARCHAR },
+    { name: 'table_schema', type: VARCHAR },
+    { name: 'table_name', type: VARCHAR },
+    { name: 'table_type', type: VARCHAR },
+  ],
+  columns: [
+    { name: 'table_catalog', type: VARCHAR },
+    { name: 'table_schema', type: VARCHAR },
+    { name: 'table_name', type: VARCHAR },
+    { name: 'column_name', type: VARCHAR },
+    { name: 'ordinal_position', type: BIGINT },
+    { name: 'column_default', type: VARCHAR },
+    { name: 'is_nullable', type: VARCHAR },
+    { name: 'data_type', type: VARCHAR },
+  ],
+};
+
+/** Adds the `information_schema` every catalog has, generated from the connector's own metadata. */
+class WithInformationSchema implements Connector {
+  constructor(
+    private readonly catalog: string,
+    private readonly inner: Connector,
+    private readonly registry: CatalogRegistry,
+  ) {}
+
+  listSchemas(): string[] {
+    return [...new Set([INFORMATION_SCHEMA, ...this.inner.listSchemas()])].sort();
+  }
+
+  listTables(schema: string): string[] {
+    return schema === INFORMATION_SCHEMA ? Object.keys(INFO_TABLES).sort() : this.inner.listTables(schema);
+  }
+
+  getTable(schema: string, table: string): TableMetadata | undefined {
+    if (schema !== INFORMATION_SCHEMA) return this.inner.getTable(schema, table);
+    const columns = INFO_TABLES[table];
+    return columns ? { catalog: this.catalog, schema, name: table, columns, rowCount: 1000 } : undefined;
+  }
+
+  splits(table: TableMetadata, targetRows: number): Split[] {
+    if (table.schema !== INFORMATION_SCHEMA) return this.inner.splits(table, targetRows);
+    const rows = this.informationRows(table.name);
+    const page = pageFromRows(table.columns.map((c) => c.type), rows);
+    return [{ kind: 'pages', pages: [page], rows: page.length }];
+  }
+
+  private informationRows(table: string): unknown[][] {
+    const schemas = this.inner.listSchemas();
+    switch (table) {
+      case 'schemata':
+        return this.listSchemas().map((s) => [this.catalog, s]);
+      case 'tables': {
+        const out: unknown[][] = [];
+        for (const s of this.listSchemas()) for (const t of this.listTables(s)) out.push([this.catalog, s, t, 'BASE TABLE']);
+        return out;
+      }
+      case 'columns': {
+        const out: unknown[][] = [];
+        for (const s of [...schemas, INFORMATION_SCHEMA]) {
+          for (const t of this.listTables(s)) {
+            const meta = this.getTable(s, t);
+            meta?.columns.forEach((c, i) => out.push([this.catalog, s, t, c.name, i + 1, null, 'YES', typeDisplayName(c.type)]));
+          }
+        }
+        return out;
+      }
+      default:
+        void this.registry;
+        return [];
+    }
+  }
+}

@@ -1,0 +1,286 @@
+// The page: a batch of rows held column by column in Apache Arrow's memory layout, every buffer
+// on a SharedArrayBuffer so a page moves between worker threads as a reference, never a copy.
+//
+// Physical layout per logical type (see arrow.ts for the zero-copy view as apache-arrow Data):
+//   boolean                  bit-packed values (Arrow Bool)
+//   tinyint/smallint/integer Int8Array / Int16Array / Int32Array
+//   bigint, timestamp(ms)    Arrow Int64 layout read through an Int32Array of (lo, hi) pairs, so
+//                            kernels never touch BigInt: value = hi * 2^32 + (lo >>> 0)
+//   real / double            Float32Array / Float64Array
+//   date                     Int32Array of days since 1970-01-01 (Arrow DateDay)
+//   decimal(p,s)             Float64Array of the value scaled by 10^s (exact integers up to 2^53)
+//   interval day to second   Float64Array of milliseconds; year to month: Int32Array of months
+//   varchar                  Int32Array offsets (length + 1) over UTF-8 bytes (Arrow Utf8), or a
+//                            dictionary: Int32Array indices into a shared Utf8 dictionary column
+// Nulls: an Arrow validity bitmap (bit set = value present), or null when the column has no nulls.
+
+import type { SqlType } from './types.js';
+
+export type FixedValues = Uint8Array | Int8Array | Int16Array | Int32Array | Float32Array | Float64Array;
+
+interface ColumnBase {
+  readonly type: SqlType;
+  readonly length: number;
+  /** Arrow validity bitmap: bit i set when row i is not NULL; null when no row is NULL. */
+  readonly validity: Uint8Array | null;
+}
+
+export interface FixedColumn extends ColumnBase {
+  readonly kind: 'fixed';
+  readonly values: FixedValues;
+}
+
+export interface VarcharColumn extends ColumnBase {
+  readonly kind: 'varchar';
+  readonly offsets: Int32Array;
+  readonly data: Uint8Array;
+}
+
+export interface DictionaryColumn extends ColumnBase {
+  readonly kind: 'dict';
+  readonly indices: Int32Array;
+  readonly dictionary: VarcharColumn;
+}
+
+export type Column = FixedColumn | VarcharColumn | DictionaryColumn;
+
+export interface Page {
+  readonly length: number;
+  readonly columns: Column[];
+}
+
+export type TypedArrayConstructor =
+  | Uint8ArrayConstructor
+  | Int8ArrayConstructor
+  | Int16ArrayConstructor
+  | Int32ArrayConstructor
+  | Float32ArrayConstructor
+  | Float64ArrayConstructor;
+
+/** A typed array on its own SharedArrayBuffer (at least 8 bytes so views stay valid). */
+export function allocShared<C extends TypedArrayConstructor>(ctor: C, length: number): InstanceType<C> {
+  const bytes = Math.max(8, Math.ceil((length * ctor.BYTES_PER_ELEMENT) / 8) * 8);
+  const make = ctor as unknown as new (buffer: SharedArrayBuffer, offset: number, length: number) => InstanceType<C>;
+  return new make(new SharedArrayBuffer(bytes), 0, length);
+}
+
+/** Which typed array holds a fixed-width type's values, and how many slots one row takes. */
+export function fixedLayout(type: SqlType): { ctor: TypedArrayConstructor; slotsPerRow: number } {
+  switch (type.id) {
+    case 'boolean':
+      return { ctor: Uint8Array, slotsPerRow: 1 / 8 };
+    case 'tinyint':
+      return { ctor: Int8Array, slotsPerRow: 1 };
+    case 'smallint':
+      return { ctor: Int16Array, slotsPerRow: 1 };
+    case 'integer':
+    case 'date':
+    case 'interval year to month':
+      return { ctor: Int32Array, slotsPerRow: 1 };
+    case 'bigint':
+    case 'timestamp':
+      return { ctor: Int32Array, slotsPerRow: 2 };
+    case 'real':
+      return { ctor: Float32Array, slotsPerRow: 1 };
+    case 'double':
+    case 'decimal':
+    case 'interval day to second':
+    case 'unknown':
+      return { ctor: Float64Array, slotsPerRow: 1 };
+    case 'varchar':
+      throw new Error('varchar is not a fixed-width type');
+  }
+}
+
+/** Allocates an all-zero fixed-width column of `length` rows. */
+export function allocFixedColumn(type: SqlType, length: number, withValidity = false): FixedColumn {
+  const { ctor, slotsPerRow } = fixedLayout(type);
+  const values = allocShared(ctor, Math.ceil(length * slotsPerRow));
+  const validity = withValidity ? allocShared(Uint8Array, Math.ceil(length / 8)) : null;
+  return { kind: 'fixed', type, length, validity, values };
+}
+
+export function isNull(col: Column, row: number): boolean {
+  const v = col.validity;
+  return v !== null && (v[row >> 3] & (1 << (row & 7))) === 0;
+}
+
+export function setValid(validity: Uint8Array, row: number, valid: boolean): void {
+  if (valid) validity[row >> 3] |= 1 << (row & 7);
+  else validity[row >> 3] &= ~(1 << (row & 7));
+}
+
+const TWO_32 = 4294967296;
+
+/** Reads an Int64-layout slot pair as a JS number (exact up to 2^53). */
+export function readInt64(values: Int32Array, row: number): number {
+  return values[2 * row + 1] * TWO_32 + (values[2 * row] >>> 0);
+}
+
+/** Writes an integral JS number into an Int64-layout slot pair. */
+export function writeInt64(values: Int32Array, row: number, value: number): void {
+  values[2 * row] = value >>> 0;
+  values[2 * row + 1] = Math.floor(value / TWO_32);
+}
+
+export function readBit(bits: Uint8Array, row: number): boolean {
+  return (bits[row >> 3] & (1 << (row & 7))) !== 0;
+}
+
+const utf8 = new TextDecoder();
+const utf8Encoder = new TextEncoder();
+
+function bufferOf(bytes: Uint8Array): Buffer {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+/** Decodes row `row` of a Utf8 column without copying the bytes first. */
+export function readUtf8(col: VarcharColumn, row: number): string {
+  const start = col.offsets[row];
+  const end = col.offsets[row + 1];
+  if (end - start === 0) return '';
+  return bufferOf(col.data).toString('utf8', start, end);
+}
+
+export function encodeUtf8(s: string): Uint8Array {
+  return utf8Encoder.encode(s);
+}
+
+export function decodeUtf8(bytes: Uint8Array): string {
+  return bytes.buffer instanceof SharedArrayBuffer ? bufferOf(bytes).toString('utf8') : utf8.decode(bytes);
+}
+
+/** The value at a row as a plain JS value: number, boolean, string, or null. Slow path only. */
+export function readValue(col: Column, row: number): number | boolean | string | null {
+  if (isNull(col, row)) return null;
+  switch (col.kind) {
+    case 'varchar':
+      return readUtf8(col, row);
+    case 'dict':
+      return readUtf8(col.dictionary, col.indices[row]);
+    case 'fixed': {
+      const id = col.type.id;
+      if (id === 'boolean') return readBit(col.values as Uint8Array, row);
+      if (id === 'bigint' || id === 'timestamp') return readInt64(col.values as Int32Array, row);
+      return col.values[row];
+    }
+  }
+}
+
+/** Builds a Utf8 column by appending strings (or raw UTF-8 bytes), growing its buffers as needed. */
+export class VarcharBuilder {
+  private offsets: Int32Array;
+  private data: Uint8Array;
+  private validity: Uint8Array | null = null;
+  private count = 0;
+  private bytes = 0;
+
+  constructor(
+    private readonly type: SqlType,
+    expectedRows = 1024,
+    expectedBytes = expectedRows * 16,
+  ) {
+    this.offsets = new Int32Array(expectedRows + 1);
+    this.data = new Uint8Array(Math.max(16, expectedBytes));
+  }
+
+  get length(): number {
+    return this.count;
+  }
+
+  private ensureRows(): void {
+    if (this.count + 1 < this.offsets.length) return;
+    const next = new Int32Array(this.offsets.length * 2);
+    next.set(this.offsets);
+    this.offsets = next;
+    if (this.validity) {
+      const v = new Uint8Array((next.length >> 3) + 1).fill(0xff);
+      v.set(this.validity);
+      this.validity = v;
+    }
+  }
+
+  private ensureBytes(extra: number): void {
+    if (this.bytes + extra <= this.data.length) return;
+    let size = this.data.length * 2;
+    while (size < this.bytes + extra) size *= 2;
+    const next = new Uint8Array(size);
+    next.set(this.data.subarray(0, this.bytes));
+    this.data = next;
+  }
+
+  append(s: string): void {
+    this.ensureRows();
+    // UTF-8 needs at most 3 bytes per UTF-16 code unit.
+    this.ensureBytes(s.length * 3);
+    const { written } = utf8Encoder.encodeInto(s, this.data.subarray(this.bytes));
+    this.bytes += written;
+    this.offsets[++this.count] = this.bytes;
+  }
+
+  appendBytes(bytes: Uint8Array, start = 0, end = bytes.length): void {
+    this.ensureRows();
+    const n = end - start;
+    this.ensureBytes(n);
+    this.data.set(bytes.subarray(start, end), this.bytes);
+    this.bytes += n;
+    this.offsets[++this.count] = this.bytes;
+  }
+
+  appendNull(): void {
+    this.ensureRows();
+    if (!this.validity) {
+      this.validity = new Uint8Array((this.offsets.length >> 3) + 1).fill(0xff);
+    }
+    this.validity[this.count >> 3] &= ~(1 << (this.count & 7));
+    this.offsets[++this.count] = this.bytes;
+  }
+
+  /** Copies the built column onto SharedArrayBuffers, sized exactly. */
+  finish(): VarcharColumn {
+    const offsets = allocShared(Int32Array, this.count + 1);
+    offsets.set(this.offsets.subarray(0, this.count + 1));
+    const data = allocShared(Uint8Array, this.bytes);
+    data.set(this.data.subarray(0, this.bytes));
+    let validity: Uint8Array | null = null;
+    if (this.validity) {
+      validity = allocShared(Uint8Array, Math.ceil(this.count / 8));
+      validity.set(this.validity.subarray(0, validity.length));
+    }
+    return { kind: 'varchar', type: this.type, length: this.count, validity, offsets, data };
+  }
+}
+
+/** A dictionary-encoded varchar column over a fixed dictionary (e.g. a TPC-H distribution). */
+export function dictionaryColumn(type: SqlType, indices: Int32Array, dictionary: VarcharColumn): DictionaryColumn {
+  return { kind: 'dict', type, length: indices.length, validity: null, indices, dictionary };
+}
+
+/** Builds a shared dictionary (a Utf8 column) from a list of strings. */
+export function varcharColumnOf(type: SqlType, values: readonly (string | null)[]): VarcharColumn {
+  const b = new VarcharBuilder(type, values.length);
+  for (const v of values) {
+    if (v === null) b.appendNull();
+    else b.append(v);
+  }
+  return b.finish();
+}
+
+/** Approximate bytes a column holds (for stats and memory accounting). */
+export function columnBytes(col: Column): number {
+  const validity = col.validity ? col.validity.byteLength : 0;
+  switch (col.kind) {
+    case 'fixed':
+      return col.values.byteLength + validity;
+    case 'varchar':
+      return col.offsets.byteLength + col.data.byteLength + validity;
+    case 'dict':
+      return col.indices.byteLength + validity;
+  }
+}
+
+export function pageBytes(page: Page): number {
+  let n = 0;
+  for (const c of page.columns) n += columnBytes(c);
+  return n;
+}

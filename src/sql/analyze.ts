@@ -1,0 +1,868 @@
+// Analysis: a parsed query becomes a logical plan. Names resolve against catalogs and scopes, every
+// expression gets a type (with Trino's implicit coercions made explicit as casts), aggregates and
+// grouping are checked, and ORDER BY may use output names, ordinals or input expressions.
+
+import {
+  BIGINT,
+  BOOLEAN,
+  DATE,
+  DOUBLE,
+  INTEGER,
+  INTERVAL_DAY_TIME,
+  INTERVAL_YEAR_MONTH,
+  REAL,
+  SMALLINT,
+  TIMESTAMP,
+  TINYINT,
+  UNKNOWN,
+  VARCHAR,
+  decimal,
+  isNumeric,
+  isOrderable,
+  typeDisplayName,
+  typeEquals,
+  varchar,
+  MAX_DECIMAL_PRECISION,
+  type SqlType,
+} from '../data/types.js';
+import type { CatalogRegistry, TableMetadata } from '../connectors/catalog.js';
+import { EngineError, type SourceLocation } from '../util/engine-error.js';
+import type { AstNode } from './ast.js';
+import { FunctionResolutionError, isKnownFunction, resolveFunction } from './functions.js';
+import { children, exprKey, type Expr, type LiteralValue } from './ir.js';
+import { locateName } from './parse.js';
+import type { AggregateCall, AggregateName, Field, PlanNode, SortKey } from './plan.js';
+import { canCoerce, commonSuperType } from './types-coercion.js';
+import { castConstant, parseDateLiteral, parseTimestampLiteral } from './literals.js';
+
+export interface AnalysisContext {
+  readonly catalogs: CatalogRegistry;
+  readonly catalog: string | undefined;
+  readonly schema: string | undefined;
+  readonly sql: string;
+  /** Query start (ms since epoch), the value of current_date / now(). */
+  readonly now: number;
+}
+
+interface ScopeField {
+  readonly name: string;
+  readonly relation: string | undefined;
+  readonly type: SqlType;
+}
+
+class Scope {
+  constructor(readonly fields: readonly ScopeField[]) {}
+
+  resolve(parts: readonly string[], ctx: AnalysisContext): { index: number; type: SqlType } | undefined {
+    const name = parts[parts.length - 1].toLowerCase();
+    const qualifier = parts.length > 1 ? parts[parts.length - 2].toLowerCase() : undefined;
+    const matches: number[] = [];
+    this.fields.forEach((f, i) => {
+      if (f.name === name && (qualifier === undefined || f.relation === qualifier)) matches.push(i);
+    });
+    if (matches.length > 1) {
+      throw new EngineError('AMBIGUOUS_NAME', `Column '${parts.join('.')}' is ambiguous`, locateName(ctx.sql, parts));
+    }
+    if (matches.length === 0) return undefined;
+    return { index: matches[0], type: this.fields[matches[0]].type };
+  }
+}
+
+/** Marker for an aggregate call while binding: column index -1 - k refers to aggregate k. */
+const isAggregateRef = (e: Expr): boolean => e.kind === 'column' && e.index < 0;
+
+interface AggregateCollector {
+  readonly calls: { name: AggregateName; args: Expr[]; distinct: boolean; filter: Expr | null; type: SqlType; key: string }[];
+}
+
+export function analyzeQuery(ast: AstNode, ctx: AnalysisContext): PlanNode {
+  const { plan, names } = analyzeSelect(ast, ctx);
+  return { kind: 'output', input: plan, names, fields: plan.fields.map((f, i) => ({ name: names[i], type: f.type })) };
+}
+
+function loc(node: AstNode | null | undefined): SourceLocation | undefined {
+  const s = node?.loc?.start;
+  return s ? { lineNumber: s.line, columnNumber: s.column } : undefined;
+}
+
+function analyzeSelect(ast: AstNode, ctx: AnalysisContext): { plan: PlanNode; names: string[] } {
+  if (ast.with) throw new EngineError('NOT_SUPPORTED', 'WITH queries are not supported yet', loc(ast));
+  if (ast._next || ast.set_op) throw new EngineError('NOT_SUPPORTED', 'UNION, INTERSECT and EXCEPT are not supported yet', loc(ast));
+  if (ast.window) throw new EngineError('NOT_SUPPORTED', 'Window functions are not supported yet', loc(ast));
+
+  // FROM
+  let source: PlanNode;
+  let scope: Scope;
+  if (!ast.from || ast.from.length === 0) {
+    source = { kind: 'values', rows: [[]], fields: [] };
+    scope = new Scope([]);
+  } else {
+    if (ast.from.length > 1 || ast.from[0].join) throw new EngineError('NOT_SUPPORTED', 'Joins are not supported yet', locateName(ctx.sql, [String(ast.from[1]?.table ?? 'join')]));
+    ({ plan: source, scope } = analyzeRelation(ast.from[0], ctx));
+  }
+
+  // WHERE
+  if (ast.where) {
+    const predicate = bindExpr(ast.where, scope, ctx, null);
+    requireBoolean(predicate, 'WHERE clause', ast.where, ctx);
+    source = { kind: 'filter', input: source, predicate, fields: source.fields };
+  }
+
+  // SELECT items (expanding *)
+  const items: { ast: AstNode | null; expr?: Expr; name: string; alias: boolean }[] = [];
+  for (const col of ast.columns as AstNode[]) {
+    const e = col.expr as AstNode;
+    if (e.type === 'column_ref' && e.column === '*') {
+      const qualifier = e.table ? identifierValue(e.table).toLowerCase() : undefined;
+      const fields = scope.fields.map((f, i) => ({ f, i })).filter(({ f }) => qualifier === undefined || f.relation === qualifier);
+      if (qualifier !== undefined && fields.length === 0) throw new EngineError('TABLE_NOT_FOUND', `Table '${qualifier}' not found`, locateName(ctx.sql, [qualifier]));
+      if (fields.length === 0) throw new EngineError('NOT_SUPPORTED', 'SELECT * not allowed in queries without FROM clause', loc(e) ?? { lineNumber: 1, columnNumber: 8 });
+      for (const { f, i } of fields) items.push({ ast: null, expr: { kind: 'column', index: i, type: f.type }, name: f.name, alias: false });
+    } else {
+      items.push({ ast: e, name: col.as ? String(col.as) : implicitName(e, items.length), alias: Boolean(col.as) });
+    }
+  }
+
+  const aggregates: AggregateCollector = { calls: [] };
+  for (const item of items) if (item.ast) item.expr = bindExpr(item.ast, scope, ctx, aggregates);
+  const havingExpr = ast.having ? bindExpr(ast.having, scope, ctx, aggregates) : null;
+  if (havingExpr) requireBoolean(havingExpr, 'HAVING clause', ast.having, ctx);
+
+  // ORDER BY keys are bound now (they may add aggregates); resolved to outputs below.
+  const selectExprs = items.map((i) => i.expr as Expr);
+  const orderBy = ((ast.orderby ?? []) as AstNode[]).map((o) => bindOrderKey(o, items, scope, ctx, aggregates));
+
+  const groupAsts: AstNode[] = ast.groupby?.columns ?? [];
+  const isAggregation = groupAsts.length > 0 || aggregates.calls.length > 0;
+  let plan: PlanNode = source;
+  let post: (e: Expr, node: AstNode | null) => Expr = (e) => e;
+
+  if (isAggregation) {
+    const groupExprs = groupAsts.map((g) => {
+      if (g.type === 'number' && typeof g.value === 'number') {
+        const n = g.value;
+        if (!Number.isInteger(n) || n < 1 || n > items.length) throw new EngineError('INVALID_COLUMN_REFERENCE', `GROUP BY position ${n} is not in select list`, loc(g) ?? locateNumber(ctx.sql, n));
+        const e = selectExprs[n - 1];
+        if (containsAggregate(e)) throw new EngineError('EXPRESSION_NOT_AGGREGATE', `GROUP BY clause cannot contain aggregations or window functions`, loc(g));
+        return e;
+      }
+      const e = bindExpr(g, scope, ctx, null);
+      return e;
+    });
+    // Pre-aggregation projection: group keys, then aggregate arguments and filters.
+    const preExprs: Expr[] = [...groupExprs];
+    const preIndex = new Map<string, number>();
+    groupExprs.forEach((e, i) => preIndex.set(exprKey(e), i));
+    const slot = (e: Expr): number => {
+      const k = exprKey(e);
+      let i = preIndex.get(k);
+      if (i === undefined) {
+        i = preExprs.length;
+        preExprs.push(e);
+        preIndex.set(k, i);
+      }
+      return i;
+    };
+    const calls: AggregateCall[] = aggregates.calls.map((c) => ({
+      name: c.name,
+      args: c.args.map(slot),
+      argType: c.args[0]?.type ?? null,
+      distinct: c.distinct,
+      filter: c.filter ? slot(c.filter) : null,
+      type: c.type,
+    }));
+    const pre: PlanNode = { kind: 'project', input: source, exprs: preExprs, fields: preExprs.map((e, i) => ({ name: `$pre${i}`, type: e.type })) };
+    const groupCount = groupExprs.length;
+    const groupBy = groupExprs.map((_, i) => i);
+    plan = {
+      kind: 'aggregate',
+      input: pre,
+      groupBy,
+      aggregates: calls,
+      fields: [...groupExprs.map((e, i) => ({ name: `$group${i}`, type: e.type })), ...calls.map((c, i) => ({ name: `$agg${i}`, type: c.type }))],
+    };
+    const groupKeys = new Map<string, number>();
+    groupExprs.forEach((e, i) => groupKeys.set(exprKey(e), i));
+    post = (e, node) => rewritePostAggregate(e, groupKeys, groupCount, node, ctx);
+  }
+
+  if (havingExpr) plan = { kind: 'filter', input: plan, predicate: post(havingExpr, ast.having), fields: plan.fields };
+
+  // Projection: select items, then hidden ORDER BY expressions.
+  const projected = items.map((item) => post(item.expr as Expr, item.ast));
+  const names = items.map((i) => i.name);
+  const projExprs = [...projected];
+  const sortKeys: SortKey[] = [];
+  for (const key of orderBy) {
+    let index: number;
+    if (key.output !== undefined) index = key.output;
+    else {
+      const e = post(key.expr as Expr, key.ast);
+      const k = exprKey(e);
+      index = projExprs.findIndex((p) => exprKey(p) === k);
+      if (index < 0) {
+        if (ast.distinct?.type === 'DISTINCT') throw new EngineError('INVALID_COLUMN_REFERENCE', 'For SELECT DISTINCT, ORDER BY expressions must appear in select list', loc(key.ast));
+        index = projExprs.length;
+        projExprs.push(e);
+      }
+    }
+    if (!isOrderable(projExprs[index].type)) throw new EngineError('TYPE_MISMATCH', `Type ${typeDisplayName(projExprs[index].type)} is not orderable`, loc(key.ast));
+    sortKeys.push({ index, ascending: key.ascending, nullsFirst: key.nullsFirst });
+  }
+  plan = { kind: 'project', input: plan, exprs: projExprs, fields: projExprs.map((e, i) => ({ name: i < names.length ? names[i] : `$order${i}`, type: e.type })) };
+
+  if (ast.distinct?.type === 'DISTINCT') {
+    plan = { kind: 'aggregate', input: plan, groupBy: plan.fields.map((_, i) => i), aggregates: [], fields: plan.fields };
+  }
+  if (sortKeys.length) plan = { kind: 'sort', input: plan, keys: sortKeys, fields: plan.fields };
+
+  const { count, offset } = limitOf(ast, ctx);
+  if (count !== null || offset > 0) plan = { kind: 'limit', input: plan, count, offset, fields: plan.fields };
+
+  if (projExprs.length > names.length) {
+    const keep = names.map((_, i) => ({ kind: 'column', index: i, type: projExprs[i].type }) as Expr);
+    plan = { kind: 'project', input: plan, exprs: keep, fields: keep.map((e, i) => ({ name: names[i], type: e.type })) };
+  }
+  return { plan, names };
+}
+
+function limitOf(ast: AstNode, ctx: AnalysisContext): { count: number | null; offset: number } {
+  const values: AstNode[] = ast.limit?.value ?? [];
+  if (values.length === 0) return { count: null, offset: 0 };
+  const read = (v: AstNode): number | null => {
+    if (v.type === 'origin' && String(v.value).toLowerCase() === 'all') return null;
+    if (v.type === 'number' && typeof v.value === 'number' && Number.isInteger(v.value) && v.value >= 0) return v.value;
+    throw new EngineError('SYNTAX_ERROR', `mismatched input '${String(v.value)}'. Expecting: <integer>, 'ALL'`, loc(v) ?? locateName(ctx.sql, ['limit']));
+  };
+  if (ast.limit.seperator === 'offset') return { count: read(values[0]), offset: read(values[1]) ?? 0 };
+  if (ast.limit.seperator === ',') return { count: read(values[1]), offset: read(values[0]) ?? 0 };
+  return { count: read(values[0]), offset: 0 };
+}
+
+function analyzeRelation(from: AstNode, ctx: AnalysisContext): { plan: PlanNode; scope: Scope } {
+  if (from.expr?.ast) {
+    const { plan, names } = analyzeSelect(from.expr.ast, ctx);
+    const alias = from.as ? String(from.as).toLowerCase() : undefined;
+    return { plan, scope: new Scope(plan.fields.map((f, i) => ({ name: names[i].toLowerCase(), relation: alias, type: f.type }))) };
+  }
+  if (typeof from.table !== 'string') throw new EngineError('NOT_SUPPORTED', 'This kind of FROM item is not supported yet', loc(from));
+  const table = resolveTable(from, ctx);
+  const alias = (from.as ? String(from.as) : table.name).toLowerCase();
+  const columns = table.columns.map((_, i) => i);
+  const fields: Field[] = table.columns.map((c) => ({ name: c.name, type: c.type }));
+  return {
+    plan: { kind: 'scan', table, columns, fields },
+    scope: new Scope(table.columns.map((c) => ({ name: c.name, relation: alias, type: c.type }))),
+  };
+}
+
+export function resolveTable(from: AstNode, ctx: AnalysisContext): TableMetadata {
+  const parts: string[] = [from.db, from.schema, from.table].filter((p): p is string => typeof p === 'string' && p.length > 0);
+  return resolveTableName(parts, ctx);
+}
+
+export function resolveTableName(rawParts: readonly string[], ctx: AnalysisContext): TableMetadata {
+  const parts = rawParts.map((p) => p.toLowerCase());
+  const location = locateName(ctx.sql, parts) ?? locateName(ctx.sql, parts.slice(-1));
+  let catalog: string | undefined;
+  let schema: string | undefined;
+  const table = parts[parts.length - 1];
+  if (parts.length === 3) [catalog, schema] = parts;
+  else if (parts.length === 2) [catalog, schema] = [ctx.catalog, parts[0]];
+  else [catalog, schema] = [ctx.catalog, ctx.schema];
+  if (!catalog) throw new EngineError('GENERIC_USER_ERROR', 'Catalog must be specified when session catalog is not set', location);
+  if (!schema) throw new EngineError('GENERIC_USER_ERROR', 'Schema must be specified when session schema is not set', location);
+  const connector = ctx.catalogs.get(catalog);
+  if (!connector) throw new EngineError('CATALOG_NOT_FOUND', `Catalog '${catalog}' not found`, location);
+  if (!connector.listSchemas().includes(schema) && !connector.getTable(schema, table)) {
+    throw new EngineError('SCHEMA_NOT_FOUND', `Schema '${schema}' does not exist`, location);
+  }
+  const meta = connector.getTable(schema, table);
+  if (!meta) throw new EngineError('TABLE_NOT_FOUND', `Table '${catalog}.${schema}.${table}' does not exist`, location);
+  return meta;
+}
+
+function implicitName(e: AstNode, position: number): string {
+  if (e.type === 'column_ref' && typeof e.column !== 'string') return identifierValue(e.column).toLowerCase();
+  return `_col${position}`;
+}
+
+function identifierValue(x: unknown): string {
+  if (typeof x === 'string') return x;
+  const node = x as AstNode;
+  if (node?.expr) return identifierValue(node.expr);
+  if (node && typeof node.value === 'string') return node.value;
+  throw new EngineError('GENERIC_INTERNAL_ERROR', 'Unrecognised identifier');
+}
+
+function columnParts(e: AstNode): string[] {
+  const name = identifierValue(e.column);
+  const table = e.table ? identifierValue(e.table) : undefined;
+  const schema = e.schema ? identifierValue(e.schema) : undefined;
+  return [schema, table, name].filter((p): p is string => p !== undefined);
+}
+
+function requireBoolean(e: Expr, clause: string, node: AstNode, ctx: AnalysisContext): void {
+  if (e.type.id !== 'boolean' && e.type.id !== 'unknown') {
+    throw new EngineError('TYPE_MISMATCH', `${clause} must evaluate to a boolean: actual type ${typeDisplayName(e.type)}`, loc(node) ?? locateFirst(node, ctx));
+  }
+}
+
+function locateFirst(node: AstNode, ctx: AnalysisContext): SourceLocation | undefined {
+  if (node.type === 'column_ref' && typeof node.column !== 'string') return locateName(ctx.sql, columnParts(node));
+  return undefined;
+}
+
+function locateNumber(sql: string, n: number): SourceLocation | undefined {
+  const m = new RegExp(String.raw`\b${n}\b`, 'u').exec(sql);
+  if (!m) return undefined;
+  const before = sql.slice(0, m.index).split('\n');
+  return { lineNumber: before.length, columnNumber: before[before.length - 1].length + 1 };
+}
+
+interface OrderKey {
+  readonly ast: AstNode;
+  readonly output?: number;
+  readonly expr?: Expr;
+  readonly ascending: boolean;
+  readonly nullsFirst: boolean;
+}
+
+function bindOrderKey(o: AstNode, items: { name: string; alias: boolean }[], scope: Scope, ctx: AnalysisContext, aggregates: AggregateCollector): OrderKey {
+  const ascending = String(o.type ?? 'ASC').toUpperCase() !== 'DESC';
+  const nulls = String(o.nulls ?? '').toLowerCase();
+  // Trino sorts NULLs last by default, in both directions.
+  const nullsFirst = nulls.includes('first');
+  const e = o.expr as AstNode;
+  if (e.type === 'number' && typeof e.value === 'number') {
+    if (!Number.isInteger(e.value) || e.value < 1 || e.value > items.length) {
+      throw new EngineError('INVALID_COLUMN_REFERENCE', `ORDER BY position ${e.value} is not in select list`, loc(e) ?? locateNumber(ctx.sql, e.value));
+    }
+    return { ast: e, output: e.value - 1, ascending, nullsFirst };
+  }
+  if (e.type === 'column_ref' && !e.table && typeof e.column !== 'string') {
+    const name = identifierValue(e.column).toLowerCase();
+    const matches = items.map((it, i) => ({ it, i })).filter(({ it }) => it.name.toLowerCase() === name);
+    const aliased = matches.filter(({ it }) => it.alias);
+    if (aliased.length > 1) throw new EngineError('AMBIGUOUS_NAME', `'${name}' in ORDER BY is ambiguous`, locateName(ctx.sql, [name]));
+    if (aliased.length === 1) return { ast: e, output: aliased[0].i, ascending, nullsFirst };
+    if (matches.length >= 1 && !scope.resolve([name], ctx)) return { ast: e, output: matches[0].i, ascending, nullsFirst };
+  }
+  return { ast: e, expr: bindExpr(e, scope, ctx, aggregates), ascending, nullsFirst };
+}
+
+function containsAggregate(e: Expr): boolean {
+  return isAggregateRef(e) || children(e).some(containsAggregate);
+}
+
+function rewritePostAggregate(e: Expr, groupKeys: Map<string, number>, groupCount: number, node: AstNode | null, ctx: AnalysisContext): Expr {
+  const g = groupKeys.get(exprKey(e));
+  if (g !== undefined) return { kind: 'column', index: g, type: e.type };
+  if (e.kind === 'column') {
+    if (e.index < 0) return { kind: 'column', index: groupCount + (-1 - e.index), type: e.type };
+    const name = findColumnName(node, ctx);
+    throw new EngineError(
+      'EXPRESSION_NOT_AGGREGATE',
+      `'${name ?? 'expression'}' must be an aggregate expression or appear in GROUP BY clause`,
+      name && node ? (locateName(ctx.sql, name.split('.')) ?? loc(node)) : loc(node),
+    );
+  }
+  return mapChildren(e, (c) => rewritePostAggregate(c, groupKeys, groupCount, node, ctx));
+}
+
+function findColumnName(node: AstNode | null, ctx: AnalysisContext): string | undefined {
+  if (!node || typeof node !== 'object') return undefined;
+  if (node.type === 'column_ref' && typeof node.column !== 'string') return columnParts(node).join('.');
+  if (node.type === 'aggr_func') return undefined;
+  for (const v of Object.values(node)) {
+    if (Array.isArray(v)) {
+      for (const x of v) {
+        const r = findColumnName(x as AstNode, ctx);
+        if (r) return r;
+      }
+    } else if (v && typeof v === 'object') {
+      const r = findColumnName(v as AstNode, ctx);
+      if (r) return r;
+    }
+  }
+  return undefined;
+}
+
+function mapChildren(e: Expr, f: (c: Expr) => Expr): Expr {
+  switch (e.kind) {
+    case 'column':
+    case 'literal':
+      return e;
+    case 'call':
+    case 'and':
+    case 'or':
+    case 'coalesce':
+      return { ...e, args: e.args.map(f) };
+    case 'cast':
+    case 'not':
+    case 'isNull':
+      return { ...e, arg: f(e.arg) };
+    case 'in':
+      return { ...e, arg: f(e.arg), list: e.list.map(f) };
+    case 'case':
+      return { ...e, whens: e.whens.map((w) => ({ when: f(w.when), then: f(w.then) })), otherwise: e.otherwise ? f(e.otherwise) : null };
+    case 'like':
+      return { ...e, arg: f(e.arg), pattern: f(e.pattern), escape: e.escape ? f(e.escape) : null };
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Expressions
+
+function coerce(e: Expr, to: SqlType): Expr {
+  if (typeEquals(e.type, to)) return e;
+  if (e.type.id === 'varchar' && to.id === 'varchar') return e;
+  if (e.kind === 'literal') return { kind: 'literal', value: castConstant(e.value, e.type, to, false), type: to };
+  return { kind: 'cast', arg: e, type: to, safe: false };
+}
+
+function call(name: string, args: Expr[], node: AstNode, ctx: AnalysisContext): Expr {
+  let resolution;
+  try {
+    resolution = resolveFunction(name, args.map((a) => a.type));
+  } catch (e) {
+    if (e instanceof FunctionResolutionError) {
+      throw new EngineError(e.kind === 'unknown' ? 'FUNCTION_NOT_FOUND' : 'TYPE_MISMATCH', e.message, loc(node) ?? locateName(ctx.sql, [name.replace(/^\$/u, '')]));
+    }
+    throw e;
+  }
+  const coerced = args.map((a, i) => coerce(a, resolution.argTypes[i]));
+  return { kind: 'call', name, args: coerced, type: resolution.type };
+}
+
+const BINARY_OPERATORS: Record<string, string> = {
+  '+': '$add',
+  '-': '$subtract',
+  '*': '$multiply',
+  '/': '$divide',
+  '%': '$modulus',
+  '=': '$eq',
+  '<>': '$ne',
+  '!=': '$ne',
+  '<': '$lt',
+  '<=': '$le',
+  '>': '$gt',
+  '>=': '$ge',
+  '||': '$concat',
+};
+
+function bindExpr(node: AstNode, scope: Scope, ctx: AnalysisContext, aggregates: AggregateCollector | null): Expr {
+  const bind = (n: AstNode): Expr => bindExpr(n, scope, ctx, aggregates);
+  switch (node.type) {
+    case 'column_ref': {
+      if (node.column === '*') throw new EngineError('SYNTAX_ERROR', `mismatched input '*'`, loc(node));
+      const parts = columnParts(node);
+      const r = scope.resolve(parts, ctx);
+      if (!r) {
+        if (parts.length === 1 && scope.fields.length === 0 && /^current_(date|timestamp)$/iu.test(parts[0])) return currentTime(parts[0], ctx);
+        throw new EngineError('COLUMN_NOT_FOUND', `Column '${parts.join('.')}' cannot be resolved`, locateName(ctx.sql, parts));
+      }
+      return { kind: 'column', index: r.index, type: r.type };
+    }
+    case 'number':
+      return numberLiteral(node.value, node, ctx);
+    case 'bigint':
+      return numberLiteral(String(node.value), node, ctx);
+    case 'single_quote_string':
+    case 'string':
+    case 'natural_string':
+    case 'escape_string': {
+      const s = String(node.value);
+      return { kind: 'literal', value: s, type: varchar([...s].length) };
+    }
+    case 'bool':
+      return { kind: 'literal', value: Boolean(node.value), type: BOOLEAN };
+    case 'null':
+      return { kind: 'literal', value: null, type: UNKNOWN };
+    case 'date': {
+      const days = parseDateLiteral(String(node.value));
+      if (days === undefined) throw new EngineError('INVALID_LITERAL', `'${node.value}' is not a valid DATE literal`, loc(node) ?? locateName(ctx.sql, ['date']));
+      return { kind: 'literal', value: days, type: DATE };
+    }
+    case 'timestamp': {
+      const ms = parseTimestampLiteral(String(node.value));
+      if (ms === undefined) throw new EngineError('INVALID_LITERAL', `'${node.value}' is not a valid TIMESTAMP literal`, loc(node) ?? locateName(ctx.sql, ['timestamp']));
+      return { kind: 'literal', value: ms, type: TIMESTAMP };
+    }
+    case 'interval':
+      return intervalLiteral(node, ctx);
+    case 'unary_expr': {
+      const op = String(node.operator).toUpperCase();
+      const arg = bind(node.expr);
+      if (op === 'NOT') return notOf(arg, node, ctx);
+      if (op === '-') {
+        if (arg.kind === 'literal' && typeof arg.value === 'number') return { ...arg, value: -arg.value };
+        return call('$negate', [arg], node, ctx);
+      }
+      if (op === '+') return arg;
+      throw new EngineError('NOT_SUPPORTED', `Operator ${op} is not supported`, loc(node));
+    }
+    case 'binary_expr':
+      return bindBinary(node, scope, ctx, aggregates);
+    case 'case':
+      return bindCase(node, scope, ctx, aggregates);
+    case 'cast':
+      return bindCast(node, scope, ctx, aggregates);
+    case 'extract': {
+      const field = String(node.args?.field ?? '').toLowerCase();
+      const fn = { year: 'year', quarter: 'quarter', month: 'month', week: 'week', day: 'day', dow: 'day_of_week', day_of_week: 'day_of_week', doy: 'day_of_year', day_of_year: 'day_of_year', hour: 'hour', minute: 'minute', second: 'second' }[field];
+      if (!fn) throw new EngineError('NOT_SUPPORTED', `EXTRACT(${field.toUpperCase()}) is not supported`, loc(node));
+      return call(fn, [bind(node.args.source)], node, ctx);
+    }
+    case 'function':
+      return bindFunction(node, scope, ctx, aggregates);
+    case 'aggr_func':
+      return bindAggregate(node, scope, ctx, aggregates);
+    case 'expr_list':
+      if (Array.isArray(node.value) && node.value.length === 1) return bind(node.value[0]);
+      throw new EngineError('NOT_SUPPORTED', 'Row constructors are not supported', loc(node));
+    case 'select':
+      throw new EngineError('NOT_SUPPORTED', 'Subqueries are not supported yet', loc(node) ?? locateName(ctx.sql, ['select']));
+    default:
+      if (node.ast) throw new EngineError('NOT_SUPPORTED', 'Subqueries are not supported yet', loc(node) ?? locateName(ctx.sql, ['select']));
+      throw new EngineError('NOT_SUPPORTED', `Expression of kind '${String(node.type)}' is not supported`, loc(node));
+  }
+}
+
+function currentTime(name: string, ctx: AnalysisContext): Expr {
+  if (name.toLowerCase() === 'current_date') return { kind: 'literal', value: Math.floor(ctx.now / 86_400_000), type: DATE };
+  return { kind: 'literal', value: ctx.now, type: TIMESTAMP };
+}
+
+function numberLiteral(raw: unknown, node: AstNode, ctx: AnalysisContext): Expr {
+  const text = String(raw);
+  if (/e/iu.test(text)) return { kind: 'literal', value: Number(text), type: DOUBLE };
+  if (text.includes('.')) {
+    const negative = text.startsWith('-');
+    const digits = text.replace(/^[-+]/u, '');
+    const [intPart, frac] = digits.split('.');
+    const scale = frac.length;
+    const precision = Math.max(1, (intPart.replace(/^0+/u, '') + frac).length, scale);
+    if (precision > MAX_DECIMAL_PRECISION) throw new EngineError('INVALID_LITERAL', `Decimal literal ${text} is too large`, loc(node));
+    const scaled = Number(intPart + frac) * (negative ? -1 : 1);
+    if (!Number.isSafeInteger(scaled)) return { kind: 'literal', value: Number(text), type: DOUBLE };
+    return { kind: 'literal', value: scaled, type: decimal(precision, scale) };
+  }
+  const n = Number(text);
+  if (!Number.isFinite(n)) throw new EngineError('INVALID_LITERAL', `Invalid numeric literal: ${text}`, loc(node));
+  if (!Number.isSafeInteger(n)) {
+    if (Math.abs(n) < 2 ** 63) throw new EngineError('NOT_SUPPORTED', `Integer literal ${text} is beyond the exact range (2^53) of this engine`, loc(node) ?? locateNumberText(ctx.sql, text));
+    throw new EngineError('INVALID_LITERAL', `Invalid numeric literal: ${text}`, loc(node) ?? locateNumberText(ctx.sql, text));
+  }
+  return { kind: 'literal', value: n, type: n >= -2147483648 && n <= 2147483647 ? INTEGER : BIGINT };
+}
+
+function locateNumberText(sql: string, text: string): SourceLocation | undefined {
+  const i = sql.indexOf(text);
+  if (i < 0) return undefined;
+  const before = sql.slice(0, i).split('\n');
+  return { lineNumber: before.length, columnNumber: before[before.length - 1].length + 1 };
+}
+
+const DAY_TIME_UNITS: Record<string, number> = { day: 86_400_000, hour: 3_600_000, minute: 60_000, second: 1000 };
+const YEAR_MONTH_UNITS: Record<string, number> = { year: 12, month: 1 };
+
+function intervalLiteral(node: AstNode, ctx: AnalysisContext): Expr {
+  const unit = String(node.unit ?? '').toLowerCase().replace(/s$/u, '');
+  const raw = node.expr?.value;
+  const n = Number(raw);
+  if (raw === undefined || !Number.isFinite(n)) throw new EngineError('INVALID_LITERAL', `'${String(raw)}' is not a valid interval literal`, loc(node) ?? locateName(ctx.sql, ['interval']));
+  if (unit in DAY_TIME_UNITS) return { kind: 'literal', value: n * DAY_TIME_UNITS[unit], type: INTERVAL_DAY_TIME };
+  if (unit in YEAR_MONTH_UNITS) return { kind: 'literal', value: n * YEAR_MONTH_UNITS[unit], type: INTERVAL_YEAR_MONTH };
+  throw new EngineError('NOT_SUPPORTED', `Interval unit ${unit.toUpperCase()} is not supported`, loc(node) ?? locateName(ctx.sql, ['interval']));
+}
+
+function notOf(arg: Expr, node: AstNode, ctx: AnalysisContext): Expr {
+  if (arg.type.id !== 'boolean' && arg.type.id !== 'unknown') {
+    throw new EngineError('TYPE_MISMATCH', `Value of logical NOT expression must evaluate to a boolean (actual: ${typeDisplayName(arg.type)})`, loc(node) ?? locateFirst(node.expr, ctx));
+  }
+  return { kind: 'not', arg: coerce(arg, BOOLEAN), type: BOOLEAN };
+}
+
+function logical(kind: 'and' | 'or', left: Expr, right: Expr, node: AstNode, ctx: AnalysisContext): Expr {
+  for (const side of [left, right]) {
+    if (side.type.id !== 'boolean' && side.type.id !== 'unknown') {
+      throw new EngineError('TYPE_MISMATCH', `${kind.toUpperCase()} operands must evaluate to a boolean: actual type ${typeDisplayName(side.type)}`, loc(node));
+    }
+  }
+  const flat = (e: Expr): readonly Expr[] => (e.kind === kind ? e.args : [coerce(e, BOOLEAN)]);
+  return { kind, args: [...flat(left), ...flat(right)], type: BOOLEAN };
+}
+
+function bindBinary(node: AstNode, scope: Scope, ctx: AnalysisContext, aggregates: AggregateCollector | null): Expr {
+  const bind = (n: AstNode): Expr => bindExpr(n, scope, ctx, aggregates);
+  const op = String(node.operator).toUpperCase();
+  switch (op) {
+    case 'AND':
+    case 'OR':
+      return logical(op === 'AND' ? 'and' : 'or', bind(node.left), bind(node.right), node, ctx);
+    case 'IS':
+    case 'IS NOT': {
+      const arg = bind(node.left);
+      const r = node.right as AstNode;
+      if (r.type === 'null') return { kind: 'isNull', arg, negated: op === 'IS NOT', type: BOOLEAN };
+      if (r.type === 'bool') {
+        // x IS TRUE  ==  coalesce(x = true, false)
+        const eq = call('$eq', [arg, { kind: 'literal', value: Boolean(r.value), type: BOOLEAN }], node, ctx);
+        const isTrue: Expr = { kind: 'coalesce', args: [eq, { kind: 'literal', value: false, type: BOOLEAN }], type: BOOLEAN };
+        return op === 'IS' ? isTrue : { kind: 'not', arg: isTrue, type: BOOLEAN };
+      }
+      throw new EngineError('NOT_SUPPORTED', `IS ${String(r.type).toUpperCase()} is not supported`, loc(node));
+    }
+    case 'IS DISTINCT FROM':
+    case 'IS NOT DISTINCT FROM': {
+      const e = call('$distinct', [bind(node.left), bind(node.right)], node, ctx);
+      return op === 'IS DISTINCT FROM' ? e : { kind: 'not', arg: e, type: BOOLEAN };
+    }
+    case 'BETWEEN':
+    case 'NOT BETWEEN': {
+      const [lo, hi] = (node.right.value as AstNode[]).map(bind);
+      const arg = bind(node.left);
+      const e = logical('and', call('$ge', [arg, lo], node, ctx), call('$le', [arg, hi], node, ctx), node, ctx);
+      return op === 'BETWEEN' ? e : { kind: 'not', arg: e, type: BOOLEAN };
+    }
+    case 'IN':
+    case 'NOT IN': {
+      if (node.right?.type !== 'expr_list' || node.right.value?.some?.((v: AstNode) => v.ast || v.type === 'select')) {
+        throw new EngineError('NOT_SUPPORTED', 'IN with a subquery is not supported yet', loc(node));
+      }
+      const arg = bind(node.left);
+      const list = (node.right.value as AstNode[]).map(bind);
+      let t: SqlType | undefined = arg.type;
+      for (const item of list) t = t && commonSuperType(t, item.type);
+      if (!t) {
+        const bad = list.find((i) => !commonSuperType(arg.type, i.type)) ?? list[0];
+        throw new EngineError('TYPE_MISMATCH', `IN value and list items must be the same type: ${typeDisplayName(arg.type)} vs ${typeDisplayName(bad.type)}`, loc(node));
+      }
+      const target = t;
+      return { kind: 'in', arg: coerce(arg, target), list: list.map((i) => coerce(i, target)), negated: op === 'NOT IN', type: BOOLEAN };
+    }
+    case 'LIKE':
+    case 'NOT LIKE': {
+      const arg = bind(node.left);
+      const right = node.right as AstNode;
+      const pattern = bind({ ...right, escape: undefined });
+      const escape = right.escape ? bind(right.escape.value) : null;
+      for (const [what, e] of [['value', arg], ['pattern', pattern], ['escape', escape]] as const) {
+        if (e && e.type.id !== 'varchar' && e.type.id !== 'unknown') {
+          throw new EngineError('TYPE_MISMATCH', `Cannot apply LIKE to a ${what} of type ${typeDisplayName(e.type)}`, loc(node));
+        }
+      }
+      return { kind: 'like', arg: coerce(arg, VARCHAR), pattern: coerce(pattern, VARCHAR), escape: escape ? coerce(escape, VARCHAR) : null, negated: op === 'NOT LIKE', type: BOOLEAN };
+    }
+    default: {
+      const name = BINARY_OPERATORS[op];
+      if (!name) throw new EngineError('NOT_SUPPORTED', `Operator ${op} is not supported`, loc(node));
+      return call(name, [bind(node.left), bind(node.right)], node, ctx);
+    }
+  }
+}
+
+function bindCase(node: AstNode, scope: Scope, ctx: AnalysisContext, aggregates: AggregateCollector | null): Expr {
+  const bind = (n: AstNode): Expr => bindExpr(n, scope, ctx, aggregates);
+  const operand = node.expr ? bind(node.expr) : null;
+  const whens: { when: Expr; then: Expr }[] = [];
+  let otherwise: Expr | null = null;
+  for (const arm of node.args as AstNode[]) {
+    if (arm.type === 'when') {
+      const cond = bind(arm.cond);
+      const when = operand ? call('$eq', [operand, cond], arm.cond, ctx) : cond;
+      if (!operand && when.type.id !== 'boolean' && when.type.id !== 'unknown') {
+        throw new EngineError('TYPE_MISMATCH', `CASE WHEN clause must evaluate to a boolean: actual type ${typeDisplayName(when.type)}`, loc(arm.cond) ?? loc(node));
+      }
+      whens.push({ when: coerce(when, BOOLEAN), then: bind(arm.result) });
+    } else otherwise = bind(arm.result);
+  }
+  let t: SqlType | undefined = whens[0]?.then.type ?? UNKNOWN;
+  for (const r of [...whens.map((w) => w.then), ...(otherwise ? [otherwise] : [])]) {
+    const next: SqlType | undefined = t && commonSuperType(t, r.type);
+    if (!next) throw new EngineError('TYPE_MISMATCH', `All CASE results must be the same type or coercible to a common type. Cannot find common type between ${typeDisplayName(t ?? UNKNOWN)} and ${typeDisplayName(r.type)}`, loc(node));
+    t = next;
+  }
+  const type = t ?? UNKNOWN;
+  return { kind: 'case', whens: whens.map((w) => ({ when: w.when, then: coerce(w.then, type) })), otherwise: otherwise ? coerce(otherwise, type) : null, type };
+}
+
+/** Parses a SQL type name as written in CAST. */
+export function parseTypeName(dataType: string, length?: number, scale?: number): SqlType | undefined {
+  const t = dataType.toLowerCase().replace(/\s+/gu, ' ');
+  switch (t) {
+    case 'boolean':
+    case 'bool':
+      return BOOLEAN;
+    case 'tinyint':
+      return TINYINT;
+    case 'smallint':
+      return SMALLINT;
+    case 'int':
+    case 'integer':
+      return INTEGER;
+    case 'bigint':
+      return BIGINT;
+    case 'real':
+    case 'float4':
+      return REAL;
+    case 'double':
+    case 'double precision':
+    case 'float':
+    case 'float8':
+      return DOUBLE;
+    case 'decimal':
+    case 'numeric':
+      return decimal(length ?? MAX_DECIMAL_PRECISION, scale ?? 0);
+    case 'varchar':
+    case 'character varying':
+    case 'char':
+    case 'character':
+    case 'text':
+    case 'string':
+      return length === undefined ? VARCHAR : varchar(length);
+    case 'date':
+      return DATE;
+    case 'timestamp':
+      return TIMESTAMP;
+    default:
+      return undefined;
+  }
+}
+
+function bindCast(node: AstNode, scope: Scope, ctx: AnalysisContext, aggregates: AggregateCollector | null): Expr {
+  const arg = bindExpr(node.expr, scope, ctx, aggregates);
+  const target = (node.target as AstNode[])?.[0];
+  const type = target ? parseTypeName(String(target.dataType), target.length, target.scale) : undefined;
+  if (!type) throw new EngineError('TYPE_MISMATCH', `Unknown type: ${String(target?.dataType ?? '').toLowerCase()}`, loc(node) ?? locateName(ctx.sql, [String(target?.dataType ?? 'cast').toLowerCase()]));
+  if (!castSupported(arg.type, type)) throw new EngineError('TYPE_MISMATCH', `Cannot cast ${typeDisplayName(arg.type)} to ${typeDisplayName(type)}`, loc(node) ?? locateName(ctx.sql, ['cast']));
+  if (arg.kind === 'literal') return { kind: 'literal', value: castConstant(arg.value, arg.type, type, false), type };
+  return { kind: 'cast', arg, type, safe: false };
+}
+
+function castSupported(from: SqlType, to: SqlType): boolean {
+  if (from.id === 'unknown' || from.id === to.id) return true;
+  const scalar = (t: SqlType): boolean => isNumeric(t) || t.id === 'boolean' || t.id === 'varchar';
+  if (scalar(from) && scalar(to)) return true;
+  if (from.id === 'varchar' && (to.id === 'date' || to.id === 'timestamp')) return true;
+  if (to.id === 'varchar' && (from.id === 'date' || from.id === 'timestamp' || from.id.startsWith('interval'))) return true;
+  if ((from.id === 'date' && to.id === 'timestamp') || (from.id === 'timestamp' && to.id === 'date')) return true;
+  return false;
+}
+
+function functionName(node: AstNode): string {
+  const parts = node.name?.name as AstNode[] | undefined;
+  if (Array.isArray(parts)) return parts.map((p) => String(p.value)).join('.').toLowerCase();
+  return String(node.name).toLowerCase();
+}
+
+function bindFunction(node: AstNode, scope: Scope, ctx: AnalysisContext, aggregates: AggregateCollector | null): Expr {
+  const name = functionName(node);
+  const argNodes: AstNode[] = node.args?.value ?? (node.args?.expr ? [node.args.expr] : []);
+  if (node.over) throw new EngineError('NOT_SUPPORTED', 'Window functions are not supported yet', loc(node));
+  if (AGGREGATE_NAMES.has(name)) return bindAggregate({ ...node, type: 'aggr_func', name, args: { expr: argNodes[0] ?? { type: 'star' } } }, scope, ctx, aggregates);
+  if ((name === 'current_date' || name === 'current_timestamp' || name === 'now' || name === 'localtimestamp') && argNodes.length === 0) {
+    return currentTime(name === 'current_date' ? 'current_date' : 'current_timestamp', ctx);
+  }
+  const args = argNodes.map((a) => bindExpr(a, scope, ctx, aggregates));
+  switch (name) {
+    case 'coalesce': {
+      let t: SqlType | undefined = args[0]?.type;
+      for (const a of args.slice(1)) t = t && commonSuperType(t, a.type);
+      if (!t || args.length === 0) throw new EngineError('TYPE_MISMATCH', `All COALESCE operands must be the same type: ${args.map((a) => typeDisplayName(a.type)).join(', ')}`, loc(node));
+      const target = t;
+      return { kind: 'coalesce', args: args.map((a) => coerce(a, target)), type: target };
+    }
+    case 'if': {
+      if (args.length < 2 || args.length > 3) throw new EngineError('FUNCTION_NOT_FOUND', `Function 'if' expects 2 or 3 arguments, got ${args.length}`, loc(node));
+      if (args[0].type.id !== 'boolean' && args[0].type.id !== 'unknown') throw new EngineError('TYPE_MISMATCH', `IF condition must evaluate to a boolean: actual type ${typeDisplayName(args[0].type)}`, loc(node));
+      const t = args.length === 3 ? commonSuperType(args[1].type, args[2].type) : args[1].type;
+      if (!t) throw new EngineError('TYPE_MISMATCH', `IF results must be coercible to a common type: ${typeDisplayName(args[1].type)} and ${typeDisplayName(args[2].type)}`, loc(node));
+      return { kind: 'case', whens: [{ when: coerce(args[0], BOOLEAN), then: coerce(args[1], t) }], otherwise: args.length === 3 ? coerce(args[2], t) : null, type: t };
+    }
+    case 'try_cast':
+    case 'position':
+      break;
+    default:
+      break;
+  }
+  const canonical = name === 'position' ? 'strpos' : name;
+  if (!isKnownFunction(canonical)) throw new EngineError('FUNCTION_NOT_FOUND', `Function '${name}' not registered`, loc(node) ?? locateName(ctx.sql, [name]));
+  return call(canonical, args, node, ctx);
+}
+
+const AGGREGATE_NAMES = new Set(['count', 'sum', 'avg', 'min', 'max', 'bool_and', 'bool_or', 'every', 'arbitrary', 'any_value']);
+
+function bindAggregate(node: AstNode, scope: Scope, ctx: AnalysisContext, aggregates: AggregateCollector | null): Expr {
+  const name = (typeof node.name === 'string' ? node.name : functionName(node)).toLowerCase();
+  if (!aggregates) throw new EngineError('EXPRESSION_NOT_AGGREGATE', `Aggregate functions are not allowed here: ${name}(...)`, loc(node) ?? locateName(ctx.sql, [name]));
+  if (node.over) throw new EngineError('NOT_SUPPORTED', 'Window functions are not supported yet', loc(node));
+  const argNode = node.args?.expr as AstNode | undefined;
+  const distinct = String(node.args?.distinct ?? '').toUpperCase() === 'DISTINCT';
+  if (distinct) throw new EngineError('NOT_SUPPORTED', `${name}(DISTINCT ...) is not supported yet`, loc(node) ?? locateName(ctx.sql, [name]));
+  const inner = (n: AstNode): Expr => {
+    const e = bindExpr(n, scope, ctx, null);
+    return e;
+  };
+  let filter: Expr | null = null;
+  if (node.filter?.where) {
+    filter = inner(node.filter.where);
+    requireBoolean(filter, 'FILTER clause', node.filter.where, ctx);
+  }
+  let call: { name: AggregateName; args: Expr[]; type: SqlType };
+  if (!argNode || argNode.type === 'star') {
+    if (name !== 'count') throw new EngineError('FUNCTION_NOT_FOUND', `${name}(*) is not a valid aggregate call`, loc(node));
+    call = { name: 'count_star', args: [], type: BIGINT };
+  } else {
+    const arg = inner(argNode);
+    call = { ...aggregateSignature(name, arg, node, ctx), args: [arg] };
+  }
+  const key = JSON.stringify([call.name, call.args, distinct, filter]);
+  let k = aggregates.calls.findIndex((c) => c.key === key);
+  if (k < 0) {
+    k = aggregates.calls.length;
+    aggregates.calls.push({ ...call, distinct, filter, key });
+  }
+  return { kind: 'column', index: -1 - k, type: call.type };
+}
+
+function aggregateSignature(name: string, arg: Expr, node: AstNode, ctx: AnalysisContext): { name: AggregateName; type: SqlType } {
+  const t = arg.type;
+  const mismatch = (): never => {
+    throw new EngineError('TYPE_MISMATCH', `Unexpected parameters (${typeDisplayName(t)}) for function ${name}`, loc(node) ?? locateName(ctx.sql, [name]));
+  };
+  switch (name) {
+    case 'count':
+      return { name: 'count', type: BIGINT };
+    case 'sum':
+      if (t.id === 'decimal') return { name: 'sum', type: decimal(MAX_DECIMAL_PRECISION, t.scale ?? 0) };
+      if (t.id === 'double' || t.id === 'real') return { name: 'sum', type: t };
+      if (t.id === 'unknown') return { name: 'sum', type: DOUBLE };
+      if (t.id.startsWith('interval')) return { name: 'sum', type: t };
+      if (isNumeric(t)) return { name: 'sum', type: BIGINT };
+      return mismatch();
+    case 'avg':
+      if (t.id === 'decimal') return { name: 'avg', type: t };
+      if (t.id === 'real') return { name: 'avg', type: REAL };
+      if (isNumeric(t) || t.id === 'unknown') return { name: 'avg', type: DOUBLE };
+      return mismatch();
+    case 'min':
+    case 'max':
+      if (!isOrderable(t)) return mismatch();
+      return { name, type: t };
+    case 'bool_and':
+    case 'every':
+    case 'bool_or':
+      if (t.id !== 'boolean' && t.id !== 'unknown') return mismatch();
+      return { name: name === 'bool_or' ? 'bool_or' : 'bool_and', type: BOOLEAN };
+    case 'arbitrary':
+    case 'any_value':
+      return { name: 'arbitrary', type: t };
+    default:
+      throw new EngineError('FUNCTION_NOT_FOUND', `Function '${name}' not registered`, loc(node));
+  }
+}
+
+export { canCoerce };
+export type { LiteralValue };

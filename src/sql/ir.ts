@@ -1,0 +1,103 @@
+// Bound expressions: the analyzer's output and the expression compiler's input. Plain data, so a
+// plan crosses to worker threads by structured clone and its JSON is the kernel cache key.
+
+import type { SqlType } from '../data/types.js';
+
+/** A constant: numbers (decimals scaled by 10^scale, dates as days, intervals as ms or months), strings, booleans, NULL. */
+export type LiteralValue = number | string | boolean | null;
+
+export type Expr =
+  | { readonly kind: 'column'; readonly index: number; readonly type: SqlType }
+  | { readonly kind: 'literal'; readonly value: LiteralValue; readonly type: SqlType }
+  /** Scalar functions and operators, by their registry name (see sql/functions.ts). */
+  | { readonly kind: 'call'; readonly name: string; readonly args: readonly Expr[]; readonly type: SqlType }
+  | { readonly kind: 'cast'; readonly arg: Expr; readonly type: SqlType; readonly safe: boolean }
+  | { readonly kind: 'and' | 'or'; readonly args: readonly Expr[]; readonly type: SqlType }
+  | { readonly kind: 'not'; readonly arg: Expr; readonly type: SqlType }
+  | { readonly kind: 'isNull'; readonly arg: Expr; readonly negated: boolean; readonly type: SqlType }
+  | { readonly kind: 'in'; readonly arg: Expr; readonly list: readonly Expr[]; readonly negated: boolean; readonly type: SqlType }
+  | { readonly kind: 'case'; readonly whens: readonly { readonly when: Expr; readonly then: Expr }[]; readonly otherwise: Expr | null; readonly type: SqlType }
+  | { readonly kind: 'coalesce'; readonly args: readonly Expr[]; readonly type: SqlType }
+  | { readonly kind: 'like'; readonly arg: Expr; readonly pattern: Expr; readonly escape: Expr | null; readonly negated: boolean; readonly type: SqlType };
+
+export type ExprKind = Expr['kind'];
+
+export function columnRef(index: number, type: SqlType): Expr {
+  return { kind: 'column', index, type };
+}
+
+export function literal(value: LiteralValue, type: SqlType): Expr {
+  return { kind: 'literal', value, type };
+}
+
+/** Child expressions, in evaluation order. */
+export function children(e: Expr): readonly Expr[] {
+  switch (e.kind) {
+    case 'column':
+    case 'literal':
+      return [];
+    case 'call':
+    case 'and':
+    case 'or':
+    case 'coalesce':
+      return e.args;
+    case 'cast':
+    case 'not':
+    case 'isNull':
+      return [e.arg];
+    case 'in':
+      return [e.arg, ...e.list];
+    case 'case': {
+      const out: Expr[] = [];
+      for (const w of e.whens) out.push(w.when, w.then);
+      if (e.otherwise) out.push(e.otherwise);
+      return out;
+    }
+    case 'like':
+      return e.escape ? [e.arg, e.pattern, e.escape] : [e.arg, e.pattern];
+  }
+}
+
+/** Every input column an expression reads. */
+export function referencedColumns(e: Expr, into = new Set<number>()): Set<number> {
+  if (e.kind === 'column') into.add(e.index);
+  for (const c of children(e)) referencedColumns(c, into);
+  return into;
+}
+
+/** Rewrites column references (e.g. after projection push-down renumbers inputs). */
+export function remapColumns(e: Expr, map: (index: number) => number): Expr {
+  switch (e.kind) {
+    case 'column':
+      return { ...e, index: map(e.index) };
+    case 'literal':
+      return e;
+    case 'call':
+    case 'and':
+    case 'or':
+    case 'coalesce':
+      return { ...e, args: e.args.map((a) => remapColumns(a, map)) };
+    case 'cast':
+    case 'not':
+    case 'isNull':
+      return { ...e, arg: remapColumns(e.arg, map) };
+    case 'in':
+      return { ...e, arg: remapColumns(e.arg, map), list: e.list.map((a) => remapColumns(a, map)) };
+    case 'case':
+      return {
+        ...e,
+        whens: e.whens.map((w) => ({ when: remapColumns(w.when, map), then: remapColumns(w.then, map) })),
+        otherwise: e.otherwise ? remapColumns(e.otherwise, map) : null,
+      };
+    case 'like':
+      return { ...e, arg: remapColumns(e.arg, map), pattern: remapColumns(e.pattern, map), escape: e.escape ? remapColumns(e.escape, map) : null };
+  }
+}
+
+export function isConstant(e: Expr): boolean {
+  return e.kind !== 'column' && children(e).every(isConstant);
+}
+
+export function exprKey(e: Expr): string {
+  return JSON.stringify(e);
+}

@@ -1,0 +1,266 @@
+// Parsing: a few Trino statements are recognised here (SHOW, DESCRIBE, USE, EXPLAIN), queries go to
+// node-sql-parser's postgresql dialect. Parsed ASTs are cached by statement text: parsing costs
+// ~0.2 ms for `SELECT 1` and ~2 ms for a TPC-H query, more than planning the small ones.
+
+import sqlParser from 'node-sql-parser';
+import { EngineError, type SourceLocation } from '../util/engine-error.js';
+import type { AstNode } from './ast.js';
+
+const parser = new sqlParser.Parser();
+const PARSE_OPTIONS = { database: 'postgresql', parseOptions: { includeLocations: true } };
+
+export type Statement =
+  | { kind: 'query'; ast: AstNode; sql: string }
+  | { kind: 'explain'; analyze: boolean; type: 'LOGICAL' | 'DISTRIBUTED'; statement: Statement; sql: string }
+  | { kind: 'showCatalogs'; like?: string }
+  | { kind: 'showSchemas'; catalog?: string; like?: string }
+  | { kind: 'showTables'; qualifier?: string[]; like?: string }
+  | { kind: 'showColumns'; table: string[] }
+  | { kind: 'showSession' }
+  | { kind: 'use'; catalog?: string; schema: string };
+
+const CACHE_LIMIT = 1000;
+const cache = new Map<string, Statement>();
+
+/** Parses one statement; results are shared (callers must not mutate them). */
+export function parseStatement(sqlText: string): Statement {
+  const sql = stripTrailingSemicolon(sqlText);
+  const hit = cache.get(sql);
+  if (hit) {
+    // Refresh its place in the LRU order.
+    cache.delete(sql);
+    cache.set(sql, hit);
+    return hit;
+  }
+  const statement = parseUncached(sql);
+  cache.set(sql, statement);
+  if (cache.size > CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
+  return statement;
+}
+
+function stripTrailingSemicolon(sql: string): string {
+  return sql.replace(/[\s;]+$/u, '');
+}
+
+const IDENT = String.raw`(?:"(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_$]*)`;
+const QNAME = String.raw`${IDENT}(?:\s*\.\s*${IDENT})*`;
+const LIKE = String.raw`(?:\s+LIKE\s+'((?:[^']|'')*)')?`;
+
+function parseUncached(sql: string): Statement {
+  const trimmed = sql.trim();
+  let m: RegExpMatchArray | null;
+  if (/^EXPLAIN\b/iu.test(trimmed)) return parseExplain(trimmed);
+  if ((m = trimmed.match(new RegExp(String.raw`^SHOW\s+CATALOGS${LIKE}$`, 'iu')))) {
+    return { kind: 'showCatalogs', like: unquoteString(m[1]) };
+  }
+  if ((m = trimmed.match(new RegExp(String.raw`^SHOW\s+SCHEMAS(?:\s+(?:FROM|IN)\s+(${IDENT}))?${LIKE}$`, 'iu')))) {
+    return { kind: 'showSchemas', catalog: m[1] ? identifierText(m[1]) : undefined, like: unquoteString(m[2]) };
+  }
+  if ((m = trimmed.match(new RegExp(String.raw`^SHOW\s+TABLES(?:\s+(?:FROM|IN)\s+(${QNAME}))?${LIKE}$`, 'iu')))) {
+    return { kind: 'showTables', qualifier: m[1] ? splitQualified(m[1]) : undefined, like: unquoteString(m[2]) };
+  }
+  if ((m = trimmed.match(new RegExp(String.raw`^(?:SHOW\s+COLUMNS\s+(?:FROM|IN)|DESCRIBE|DESC)\s+(${QNAME})$`, 'iu')))) {
+    return { kind: 'showColumns', table: splitQualified(m[1]) };
+  }
+  if (/^SHOW\s+SESSION$/iu.test(trimmed)) return { kind: 'showSession' };
+  if ((m = trimmed.match(new RegExp(String.raw`^USE\s+(${QNAME})$`, 'iu')))) {
+    const parts = splitQualified(m[1]);
+    if (parts.length === 1) return { kind: 'use', schema: parts[0] };
+    if (parts.length === 2) return { kind: 'use', catalog: parts[0], schema: parts[1] };
+    throw new EngineError('SYNTAX_ERROR', `mismatched input '.'. Expecting: <EOF>`, locationAt(sql, 4 + m[1].lastIndexOf('.')));
+  }
+  if (/^(SHOW|USE|DESCRIBE|DESC)\b/iu.test(trimmed)) {
+    throw new EngineError('SYNTAX_ERROR', `mismatched input '${firstWords(trimmed)}'`, { lineNumber: 1, columnNumber: 1 });
+  }
+  if (!/^(SELECT|WITH|VALUES|\()/iu.test(trimmed)) {
+    const word = trimmed.split(/\s+/u)[0] ?? '';
+    if (/^(CREATE|INSERT|DELETE|DROP|UPDATE|ALTER|SET|RESET|START|COMMIT|ROLLBACK|PREPARE|EXECUTE|DEALLOCATE|GRANT|REVOKE|CALL|MERGE|TRUNCATE|COMMENT|ANALYZE)$/iu.test(word)) {
+      throw new EngineError('NOT_SUPPORTED', `${word.toUpperCase()} statements are not supported yet`, { lineNumber: 1, columnNumber: 1 });
+    }
+    throw new EngineError('SYNTAX_ERROR', `mismatched input '${word}'. Expecting: 'SELECT', 'WITH', 'VALUES', 'SHOW', 'DESCRIBE', 'USE', 'EXPLAIN'`, { lineNumber: 1, columnNumber: 1 });
+  }
+  return { kind: 'query', ast: parseQuery(sql), sql };
+}
+
+function parseExplain(sql: string): Statement {
+  const m = sql.match(/^EXPLAIN(\s+ANALYZE)?(?:\s*\(([^)]*)\))?\s+/iu);
+  if (!m) throw new EngineError('SYNTAX_ERROR', `mismatched input '<EOF>'. Expecting: <query>`, locationAt(sql, sql.length));
+  let type: 'LOGICAL' | 'DISTRIBUTED' = 'LOGICAL';
+  for (const option of (m[2] ?? '').split(',').map((o) => o.trim()).filter(Boolean)) {
+    const om = option.match(/^(TYPE|FORMAT)\s+(\w+)$/iu);
+    if (!om) throw new EngineError('SYNTAX_ERROR', `mismatched input '${option}'. Expecting: 'FORMAT', 'TYPE'`, locationAt(sql, sql.indexOf(option)));
+    if (om[1].toUpperCase() === 'TYPE') {
+      const t = om[2].toUpperCase();
+      if (t !== 'LOGICAL' && t !== 'DISTRIBUTED') throw new EngineError('NOT_SUPPORTED', `EXPLAIN type ${t} is not supported`, locationAt(sql, sql.indexOf(option)));
+      type = t;
+    } else if (om[2].toUpperCase() !== 'TEXT') {
+      throw new EngineError('NOT_SUPPORTED', `EXPLAIN format ${om[2].toUpperCase()} is not supported`, locationAt(sql, sql.indexOf(option)));
+    }
+  }
+  const inner = parseUncached(sql.slice(m[0].length));
+  return { kind: 'explain', analyze: Boolean(m[1]), type, statement: inner, sql };
+}
+
+/** Rewrites Trino syntax that the postgresql dialect lacks, keeping every character's position. */
+function rewriteForDialect(sql: string): string {
+  // substring(x FROM a FOR b) -> substring(x ,    a ,   b): same length, so locations still hold.
+  return sql.replace(/\bsubstring\s*\(([^()]*?)\bFROM\b([^()]*?)(?:\bFOR\b([^()]*?))?\)/giu, (all, x: string, a: string, b?: string) => {
+    const out = all.replace(/\bFROM\b/iu, ',   ').replace(/\bFOR\b/iu, ',  ');
+    void x;
+    void a;
+    void b;
+    return out;
+  });
+}
+
+function parseQuery(sql: string): AstNode {
+  let ast: unknown;
+  try {
+    ast = parser.astify(rewriteForDialect(sql), PARSE_OPTIONS);
+  } catch (e) {
+    throw syntaxError(sql, e);
+  }
+  const list = Array.isArray(ast) ? ast : [ast];
+  if (list.length !== 1) {
+    throw new EngineError('SYNTAX_ERROR', `mismatched input ';'. Expecting: <EOF>`, { lineNumber: 1, columnNumber: 1 });
+  }
+  const node = list[0] as AstNode;
+  if (node.type !== 'select') {
+    throw new EngineError('NOT_SUPPORTED', `${String(node.type).toUpperCase()} statements are not supported yet`, { lineNumber: 1, columnNumber: 1 });
+  }
+  return node;
+}
+
+interface PeggyError {
+  message?: string;
+  found?: string | null;
+  expected?: { type: string; text?: string; description?: string }[];
+  location?: { start: { line: number; column: number; offset: number } };
+}
+
+function syntaxError(sql: string, e: unknown): EngineError {
+  const err = e as PeggyError;
+  const start = err.location?.start;
+  const location = start ? { lineNumber: start.line, columnNumber: start.column } : { lineNumber: 1, columnNumber: 1 };
+  const found = err.found === null || err.found === undefined ? '<EOF>' : tokenAt(sql, start?.offset ?? 0) || err.found;
+  const expected = [
+    ...new Set(
+      (err.expected ?? [])
+        .filter((x) => x.type === 'literal' && x.text && /^[A-Za-z(),*=<>+-]/u.test(x.text))
+        .map((x) => `'${(x.text ?? '').toUpperCase()}'`),
+    ),
+  ].slice(0, 12);
+  const suffix = expected.length ? `. Expecting: ${expected.join(', ')}` : '';
+  return new EngineError('SYNTAX_ERROR', `mismatched input '${found}'${suffix}`, location);
+}
+
+function tokenAt(sql: string, offset: number): string {
+  const m = sql.slice(offset).match(/^(?:[A-Za-z_][A-Za-z0-9_]*|\d+(?:\.\d+)?|'(?:[^']|'')*'|"(?:[^"]|"")*"|\S)/u);
+  return m ? m[0] : '';
+}
+
+function firstWords(s: string): string {
+  return s.split(/\s+/u).slice(0, 2).join(' ');
+}
+
+/** 1-based line and column of a character offset. */
+export function locationAt(sql: string, offset: number): SourceLocation {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = 0; i < offset && i < sql.length; i++) {
+    if (sql.charCodeAt(i) === 10) {
+      line++;
+      lineStart = i + 1;
+    }
+  }
+  return { lineNumber: line, columnNumber: offset - lineStart + 1 };
+}
+
+/**
+ * Finds where an identifier (optionally qualified, e.g. `l.orderkey` or `tpch.tiny.x`) is written,
+ * skipping string literals and comments; node-sql-parser gives no positions for bare names.
+ */
+export function locateName(sql: string, parts: readonly string[], from = 0): SourceLocation | undefined {
+  const wanted = parts.map((p) => p.toLowerCase());
+  const tokens = identifierTokens(sql);
+  for (let t = 0; t < tokens.length; t++) {
+    if (tokens[t].offset < from) continue;
+    let ok = true;
+    for (let k = 0; k < wanted.length && ok; k++) {
+      const tok = tokens[t + k];
+      ok = tok !== undefined && tok.text === wanted[k] && (k === 0 || tok.dotted);
+    }
+    if (ok) return locationAt(sql, tokens[t].offset);
+  }
+  return undefined;
+}
+
+interface IdentToken {
+  text: string;
+  offset: number;
+  /** preceded by a `.` */
+  dotted: boolean;
+}
+
+function identifierTokens(sql: string): IdentToken[] {
+  const out: IdentToken[] = [];
+  let i = 0;
+  let lastWasDot = false;
+  while (i < sql.length) {
+    const c = sql[i];
+    if (c === "'") {
+      i = skipQuoted(sql, i, "'");
+      lastWasDot = false;
+    } else if (c === '-' && sql[i + 1] === '-') {
+      while (i < sql.length && sql[i] !== '\n') i++;
+    } else if (c === '/' && sql[i + 1] === '*') {
+      const end = sql.indexOf('*/', i + 2);
+      i = end < 0 ? sql.length : end + 2;
+    } else if (c === '"') {
+      const end = skipQuoted(sql, i, '"');
+      out.push({ text: sql.slice(i + 1, end - 1).replace(/""/gu, '"').toLowerCase(), offset: i, dotted: lastWasDot });
+      i = end;
+      lastWasDot = false;
+    } else if (/[A-Za-z_]/u.test(c)) {
+      let j = i + 1;
+      while (j < sql.length && /[A-Za-z0-9_$]/u.test(sql[j])) j++;
+      out.push({ text: sql.slice(i, j).toLowerCase(), offset: i, dotted: lastWasDot });
+      i = j;
+      lastWasDot = false;
+    } else if (c === '.') {
+      lastWasDot = true;
+      i++;
+    } else {
+      if (!/\s/u.test(c)) lastWasDot = false;
+      i++;
+    }
+  }
+  return out;
+}
+
+function skipQuoted(sql: string, start: number, quote: string): number {
+  let i = start + 1;
+  while (i < sql.length) {
+    if (sql[i] === quote) {
+      if (sql[i + 1] === quote) i += 2;
+      else return i + 1;
+    } else i++;
+  }
+  return i;
+}
+
+function identifierText(raw: string): string {
+  return raw.startsWith('"') ? raw.slice(1, -1).replace(/""/gu, '"') : raw.toLowerCase();
+}
+
+function splitQualified(raw: string): string[] {
+  const parts: string[] = [];
+  const re = new RegExp(IDENT, 'gu');
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(raw))) parts.push(identifierText(m[0]));
+  return parts;
+}
+
+function unquoteString(raw: string | undefined): string | undefined {
+  return raw === undefined ? undefined : raw.replace(/''/gu, "'");
+}
