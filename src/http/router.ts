@@ -1,0 +1,169 @@
+// Routes requests to handlers through a segment trie: one walk per request, whatever the number of
+// routes. Patterns are literal segments, `:name` parameters and a final `*rest`. At each node a
+// literal child is tried before a parameter, and a parameter before `*rest`, so `/v1/node/failed`
+// wins over `/v1/node/:id` whichever was registered first.
+//
+// Replies the router makes itself (all JSON, `{"error": "<reason phrase>"}`):
+//   404 Not Found          no pattern matches the path
+//   405 Method Not Allowed a pattern matches under other methods; `Allow` lists them
+//   400 Bad Request        a parameter is not valid percent-encoding
+// HEAD runs the GET handler when no HEAD handler is registered (the server drops the body and
+// keeps its length); OPTIONS answers 204 with `Allow` unless an OPTIONS handler is registered.
+import { HttpError, json, type Handler, type HttpReply, type HttpRequest, type RouteRegistry } from './types.js';
+
+/** A request as the server builds it, before routing supplies `params`. */
+export type UnroutedRequest = Omit<HttpRequest, 'params'>;
+
+export type RouteMatch =
+  | { readonly kind: 'found'; readonly handler: Handler; readonly params: Record<string, string>; readonly pattern: string }
+  | { readonly kind: 'method-not-allowed'; readonly allow: readonly string[] }
+  | { readonly kind: 'not-found' };
+
+interface Route {
+  readonly pattern: string;
+  readonly handler: Handler;
+  /** Parameter names in pattern order; the last one is the `*rest` name when `rest` is set. */
+  readonly paramNames: readonly string[];
+}
+
+class TrieNode {
+  readonly literals = new Map<string, TrieNode>();
+  param: TrieNode | undefined;
+  /** Handlers for a `*rest` tail at this depth, by method. */
+  readonly rest = new Map<string, Route>();
+  /** Handlers for paths ending exactly here, by method. */
+  readonly routes = new Map<string, Route>();
+}
+
+const METHOD_PATTERN = /^[A-Z]+$/;
+
+export class Router implements RouteRegistry {
+  private readonly root = new TrieNode();
+  private readonly registered: Array<{ method: string; pattern: string }> = [];
+
+  add(method: string, pattern: string, handler: Handler): void {
+    const verb = method.toUpperCase();
+    if (!METHOD_PATTERN.test(verb)) throw new Error(`invalid HTTP method '${method}'`);
+    if (!pattern.startsWith('/')) throw new Error(`route pattern must start with '/': '${pattern}'`);
+    const segments = splitPath(pattern);
+    const paramNames: string[] = [];
+    let node = this.root;
+    for (let i = 0; i < segments.length; i++) {
+      const segment = segments[i]!;
+      if (segment.startsWith('*')) {
+        if (i !== segments.length - 1) throw new Error(`'*rest' must be the last segment: '${pattern}'`);
+        paramNames.push(nameOf(segment, pattern));
+        addRoute(node.rest, verb, { pattern, handler, paramNames }, pattern);
+        this.registered.push({ method: verb, pattern });
+        return;
+      }
+      if (segment.startsWith(':')) {
+        paramNames.push(nameOf(segment, pattern));
+        node = node.param ??= new TrieNode();
+      } else {
+        let child = node.literals.get(segment);
+        if (!child) node.literals.set(segment, (child = new TrieNode()));
+        node = child;
+      }
+    }
+    if (new Set(paramNames).size !== paramNames.length) throw new Error(`duplicate parameter name in '${pattern}'`);
+    addRoute(node.routes, verb, { pattern, handler, paramNames }, pattern);
+    this.registered.push({ method: verb, pattern });
+  }
+
+  /** Every registered (method, pattern), in registration order. */
+  routes(): ReadonlyArray<{ readonly method: string; readonly pattern: string }> {
+    return this.registered;
+  }
+
+  /**
+   * Finds the handler for `method` and the raw (still percent-encoded) `path`. HEAD falls back to
+   * GET. Throws HttpError 400 when a matched parameter is not valid percent-encoding.
+   */
+  match(method: string, path: string): RouteMatch {
+    const verb = method.toUpperCase();
+    const segments = splitPath(path);
+    const candidates: Array<{ routes: Map<string, Route>; values: string[] }> = [];
+    collect(this.root, segments, 0, [], candidates);
+    for (const { routes, values } of candidates) {
+      const route = routes.get(verb) ?? (verb === 'HEAD' ? routes.get('GET') : undefined);
+      if (route) return { kind: 'found', handler: route.handler, params: bindParams(route.paramNames, values), pattern: route.pattern };
+    }
+    if (candidates.length === 0) return { kind: 'not-found' };
+    return { kind: 'method-not-allowed', allow: allowedMethods(candidates.map((c) => c.routes)) };
+  }
+
+  /** Routes and runs one request; the reply for unknown paths and methods is made here. */
+  async dispatch(request: UnroutedRequest): Promise<HttpReply> {
+    const found = this.match(request.method, request.path);
+    if (found.kind === 'found') return found.handler({ ...request, params: found.params });
+    if (found.kind === 'not-found') return json(404, { error: 'Not Found' });
+    if (request.method === 'OPTIONS') return { status: 204, headers: { Allow: found.allow.join(', ') } };
+    return json(405, { error: 'Method Not Allowed' }, { Allow: found.allow.join(', ') });
+  }
+}
+
+/** `/a/b/` → ['a', 'b']: the leading slash is dropped, and so is one trailing slash (`/` itself is []). */
+function splitPath(path: string): string[] {
+  const trimmed = path.endsWith('/') ? path.slice(1, -1) : path.slice(1);
+  return trimmed === '' ? [] : trimmed.split('/');
+}
+
+function nameOf(segment: string, pattern: string): string {
+  const name = segment.slice(1);
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Error(`invalid parameter name '${segment}' in '${pattern}'`);
+  return name;
+}
+
+function addRoute(table: Map<string, Route>, method: string, route: Route, pattern: string): void {
+  const existing = table.get(method);
+  if (existing) throw new Error(`${method} ${pattern} conflicts with ${method} ${existing.pattern}`);
+  table.set(method, route);
+}
+
+/** Depth-first walk in precedence order (literal, parameter, rest), collecting every matching route table. */
+function collect(
+  node: TrieNode,
+  segments: readonly string[],
+  depth: number,
+  values: string[],
+  out: Array<{ routes: Map<string, Route>; values: string[] }>,
+): void {
+  if (depth === segments.length) {
+    if (node.routes.size > 0) out.push({ routes: node.routes, values: [...values] });
+  } else {
+    const segment = segments[depth]!;
+    const literal = node.literals.get(segment);
+    if (literal) collect(literal, segments, depth + 1, values, out);
+    if (node.param && segment !== '') {
+      values.push(segment);
+      collect(node.param, segments, depth + 1, values, out);
+      values.pop();
+    }
+  }
+  // `*rest` matches one or more remaining segments.
+  if (node.rest.size > 0 && depth < segments.length) {
+    out.push({ routes: node.rest, values: [...values, segments.slice(depth).join('/')] });
+  }
+}
+
+function bindParams(names: readonly string[], values: readonly string[]): Record<string, string> {
+  const params: Record<string, string> = {};
+  for (let i = 0; i < names.length; i++) {
+    const raw = values[i]!;
+    try {
+      params[names[i]!] = raw.includes('%') ? decodeURIComponent(raw) : raw;
+    } catch {
+      throw new HttpError(400, json(400, { error: 'Bad Request', message: `malformed percent-encoding in path: '${raw}'` }));
+    }
+  }
+  return params;
+}
+
+function allowedMethods(tables: ReadonlyArray<Map<string, Route>>): string[] {
+  const allow = new Set<string>();
+  for (const table of tables) for (const method of table.keys()) allow.add(method);
+  if (allow.has('GET')) allow.add('HEAD');
+  allow.add('OPTIONS');
+  return [...allow].sort();
+}

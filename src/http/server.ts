@@ -1,0 +1,434 @@
+// The HTTP front end on uWebSockets.js. It reads each request completely (any Content-Type,
+// Content-Length or chunked), hands a plain HttpRequest to the router, and writes the reply under
+// `res.cork`, never after the client has gone. Handlers never see uWS objects.
+//
+// Absolute-form targets. uWS 20.51 answers a request line such as
+// `DELETE http://host:8080/v1/statement/x/1 HTTP/1.1` with 505 before JavaScript sees it, and
+// presto-client cancels queries exactly so. With `frontDoor` on (the default) a small node:net
+// listener owns the public port: it reduces an absolute-form target on a connection's first request
+// line to its path, prefixes a PROXY v2 header (so uWS still reports the client's address) and
+// pipes the connection to uWS on a private loopback port. presto-client opens one connection per
+// request, so the first request line is the one that matters; absolute-form targets on later
+// requests of a keep-alive connection are still refused by uWS. The cost is one extra loopback hop
+// per connection; `frontDoor: false` binds uWS to the public port directly.
+//
+// Replies carry the handler's headers plus what uWS always writes itself (`Date`,
+// `uWebSockets: 20`, `Content-Length`); the server adds only `Connection: close` when it closes the
+// connection (413, shutdown).
+import net from 'node:net';
+import { STATUS_CODES } from 'node:http';
+import type * as uws from '@uwsjs/core';
+import type { Router, UnroutedRequest } from './router.js';
+import { HttpError, json, type HttpReply } from './types.js';
+import { silentLogger, type Logger } from '../util/logger.js';
+import { formatDataSize } from '../util/wire-format.js';
+
+/** Receives one call per request and one per response; NodeHealth implements it. */
+export interface RequestRecorder {
+  recordRequest(): void;
+  recordSuccess(): void;
+  recordFailure(error: unknown): void;
+}
+
+export interface ListenOptions {
+  /** Interface to bind; default `0.0.0.0`. */
+  readonly host?: string;
+  /** Port to bind; 0 (the default) picks a free one, reported as `HttpServer.port`. */
+  readonly port?: number;
+  /** Largest accepted request body; larger ones get 413 and the connection is closed. Default 1 MiB. */
+  readonly maxBodyBytes?: number;
+  readonly logger?: Logger;
+  /** Counts requests and responses (5xx = failure). */
+  readonly recorder?: RequestRecorder;
+  /** Accept absolute-form request targets through the node:net front door (see above). Default true. */
+  readonly frontDoor?: boolean;
+  /** How long `close()` waits for in-flight requests by default. Default 10 s. */
+  readonly shutdownTimeoutMs?: number;
+}
+
+export interface HttpServer {
+  readonly host: string;
+  readonly port: number;
+  /** `http://host:port` of the listening address (a wildcard host is shown as 127.0.0.1). */
+  readonly baseUrl: string;
+  /** Requests accepted and not yet answered or aborted. */
+  inFlight(): number;
+  /**
+   * Stops accepting connections, waits for in-flight requests (at most `timeoutMs`), then closes
+   * every socket. Replies written while closing carry `Connection: close`. Idempotent.
+   */
+  close(timeoutMs?: number): Promise<void>;
+}
+
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
+const UWS_MAX_HEADERS_BYTES = '16384';
+const CLOSE_GRACE_MS = 500;
+
+function waitUntil(condition: () => boolean, timeoutMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const deadline = Date.now() + timeoutMs;
+    const check = (): void => {
+      if (condition() || Date.now() >= deadline) resolve();
+      else setTimeout(check, 10);
+    };
+    check();
+  });
+}
+
+type UwsModule = typeof uws;
+let uwsModule: Promise<UwsModule> | undefined;
+
+/** Loads uWS once. Its header-size limit is read from the environment at load time (default 4 KiB, too small for JWTs). */
+function loadUws(): Promise<UwsModule> {
+  process.env.UWS_HTTP_MAX_HEADERS_SIZE ??= UWS_MAX_HEADERS_BYTES;
+  return (uwsModule ??= import('@uwsjs/core').then((m) => m.default as unknown as UwsModule));
+}
+
+const decoder = new TextDecoder();
+const NO_RECORDER: RequestRecorder = { recordRequest() {}, recordSuccess() {}, recordFailure() {} };
+
+export async function listen(router: Router, options: ListenOptions = {}): Promise<HttpServer> {
+  const uWS = await loadUws();
+  const host = options.host ?? '0.0.0.0';
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const logger = options.logger ?? silentLogger();
+  const recorder = options.recorder ?? NO_RECORDER;
+  const useFrontDoor = options.frontDoor ?? true;
+  const defaultShutdownMs = options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
+
+  let inFlight = 0;
+  let closing = false;
+  let drained: (() => void) | undefined;
+  let publicPort = 0;
+  let fallbackBaseUrl = '';
+
+  const finishOne = (): void => {
+    inFlight--;
+    if (inFlight === 0) drained?.();
+  };
+
+  const app = uWS.App();
+  let openConnections = 0;
+  app.filter((_res, count) => {
+    openConnections += Number(count);
+  });
+  app.any('/*', (res, req) => {
+    // Everything from `req` must be read now: it is only valid during this callback.
+    const method = req.getMethod().toUpperCase();
+    const path = originFormPath(req.getUrl());
+    const query = new URLSearchParams(req.getQuery() ?? '');
+    const headers: Record<string, string> = {};
+    req.forEach((name, value) => {
+      headers[name] = name in headers ? `${headers[name]}, ${value}` : value;
+    });
+    const proxied = decoder.decode(res.getProxiedRemoteAddressAsText());
+    const remoteAddress = proxied !== '' ? proxied : decoder.decode(res.getRemoteAddressAsText());
+
+    // uWS honours `Connection: close` on end() but not on endWithoutBody() (HEAD): say it explicitly.
+    const clientCloses = /(^|,)\s*close\s*(,|$)/i.test(headers.connection ?? '');
+
+    inFlight++;
+    recorder.recordRequest();
+    const controller = new AbortController();
+    let done = false; // a reply was written, or the client went away
+    res.onAborted(() => {
+      if (done) return;
+      done = true;
+      controller.abort(new Error('client disconnected'));
+      finishOne();
+    });
+
+    const reply = (r: HttpReply, error?: unknown): void => {
+      if (done) return;
+      done = true;
+      if (r.status >= 500) recorder.recordFailure(error ?? { type: 'HttpStatus', message: `HTTP ${r.status}`, stack: [], suppressed: [] });
+      else recorder.recordSuccess();
+      res.cork(() => writeReply(res, r, method === 'HEAD', closing || r.status === 413 || clientCloses));
+      finishOne();
+    };
+
+    const declared = Number(headers['content-length'] ?? 0);
+    if (declared > maxBodyBytes) {
+      reply(tooLarge(maxBodyBytes));
+      return;
+    }
+
+    const chunks: Buffer[] = [];
+    let received = 0;
+    res.onData((chunk, isLast) => {
+      if (done) return;
+      received += chunk.byteLength;
+      if (received > maxBodyBytes) {
+        reply(tooLarge(maxBodyBytes));
+        return;
+      }
+      // uWS neuters the chunk when this callback returns: copy it.
+      if (chunk.byteLength > 0) chunks.push(Buffer.from(new Uint8Array(chunk)));
+      if (!isLast) return;
+      const request: UnroutedRequest = {
+        method,
+        path,
+        query,
+        headers,
+        body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received),
+        remoteAddress,
+        baseUrl: baseUrlFrom(headers.host, fallbackBaseUrl),
+        signal: controller.signal,
+      };
+      void run(request).then(({ r, error }) => reply(r, error));
+    });
+  });
+
+  async function run(request: UnroutedRequest): Promise<{ r: HttpReply; error?: unknown }> {
+    try {
+      return { r: await router.dispatch(request) };
+    } catch (error) {
+      if (error instanceof HttpError) return { r: { ...error.reply, status: error.status }, error };
+      logger.error({ err: error, method: request.method, path: request.path }, 'request handler failed');
+      return { r: json(500, { error: 'Internal Server Error' }), error };
+    }
+  }
+
+  // Bind uWS: to the public address directly, or to a private loopback port behind the front door.
+  const uwsHost = useFrontDoor ? '127.0.0.1' : host;
+  const uwsPort = useFrontDoor ? 0 : (options.port ?? 0);
+  const listenSocket = await new Promise<uws.us_listen_socket>((resolve, reject) => {
+    app.listen(uwsHost, uwsPort, (socket) => {
+      if (socket) resolve(socket);
+      else reject(new Error(`cannot listen on ${uwsHost}:${uwsPort} (address in use or not available)`));
+    });
+  });
+  const uwsBoundPort = uWS.us_socket_local_port(listenSocket);
+
+  let door: FrontDoor | undefined;
+  if (useFrontDoor) {
+    try {
+      door = await openFrontDoor(host, options.port ?? 0, uwsBoundPort, logger);
+    } catch (error) {
+      uWS.us_listen_socket_close(listenSocket);
+      app.close();
+      throw error;
+    }
+    publicPort = door.port;
+  } else {
+    publicPort = uwsBoundPort;
+  }
+  const baseUrl = `http://${displayHost(host)}:${publicPort}`;
+  fallbackBaseUrl = baseUrl;
+
+  let closed: Promise<void> | undefined;
+  const close = (timeoutMs = defaultShutdownMs): Promise<void> =>
+    (closed ??= (async () => {
+      closing = true;
+      door?.stopAccepting();
+      uWS.us_listen_socket_close(listenSocket);
+      if (inFlight > 0) {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([
+          new Promise<void>((resolve) => (drained = resolve)),
+          new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs))),
+        ]);
+        clearTimeout(timer);
+        if (inFlight > 0) logger.warn({ inFlight }, 'closing with requests still in flight');
+      }
+      // Replies written while closing carry `Connection: close`: give those connections a moment to
+      // flush and close by themselves before the rest (idle keep-alives) are cut.
+      await waitUntil(() => openConnections === 0, CLOSE_GRACE_MS);
+      app.close();
+      if (door) {
+        await waitUntil(() => door.openSockets() === 0, CLOSE_GRACE_MS);
+        door.destroyAll();
+      }
+    })());
+
+  return {
+    host,
+    port: publicPort,
+    baseUrl,
+    inFlight: () => inFlight,
+    close,
+  };
+}
+
+function writeReply(res: uws.HttpResponse, reply: HttpReply, isHead: boolean, closeConnection: boolean): void {
+  res.writeStatus(`${reply.status} ${STATUS_CODES[reply.status] ?? 'Unknown'}`);
+  for (const [name, value] of Object.entries(reply.headers ?? {})) {
+    const lower = name.toLowerCase();
+    if (lower === 'content-length' || lower === 'transfer-encoding' || lower === 'connection') continue;
+    if (typeof value === 'string') res.writeHeader(name, value);
+    else for (const v of value) res.writeHeader(name, v);
+  }
+  // uWS writes `Connection: close` itself when asked to close. Note: `endWithoutBody()` must get
+  // no arguments to omit Content-Length (an explicit `undefined` length is sent as 2^63).
+  const body = reply.body ?? '';
+  const noBody = reply.status === 204 || reply.status === 304 || (reply.status >= 100 && reply.status < 200);
+  if (noBody) {
+    // uWS cannot close after a reply without Content-Length; the header tells the client to close.
+    if (closeConnection) res.writeHeader('Connection', 'close');
+    res.endWithoutBody();
+  } else if (isHead) res.endWithoutBody(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength, closeConnection);
+  else res.end(body, closeConnection);
+}
+
+function tooLarge(maxBodyBytes: number): HttpReply {
+  return json(413, {
+    error: 'Payload Too Large',
+    message: `request body exceeds the limit of ${formatDataSize(maxBodyBytes)} (${maxBodyBytes} bytes)`,
+  });
+}
+
+/** `http://h:1/a/b` → `/a/b`; origin-form targets pass through. uWS strips the query already. */
+function originFormPath(url: string): string {
+  if (url.startsWith('/')) return url;
+  const match = /^[a-zA-Z][a-zA-Z0-9+.-]*:\/\/[^/]*(\/.*)?$/.exec(url);
+  return match ? (match[1] ?? '/') : url;
+}
+
+const HOST_HEADER = /^[A-Za-z0-9.\-_~]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
+
+/** The client's view of our address, from the Host header when it is a plain host[:port]. */
+function baseUrlFrom(hostHeader: string | undefined, fallback: string): string {
+  return hostHeader && HOST_HEADER.test(hostHeader) ? `http://${hostHeader}` : fallback;
+}
+
+function displayHost(host: string): string {
+  if (host === '0.0.0.0' || host === '') return '127.0.0.1';
+  if (host === '::') return '[::1]';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The front door: public port → (first request line reduced to origin-form, PROXY v2) → uWS.
+
+interface FrontDoor {
+  readonly port: number;
+  openSockets(): number;
+  stopAccepting(): void;
+  destroyAll(): void;
+}
+
+const PROXY_V2_SIGNATURE = Buffer.from([0x0d, 0x0a, 0x0d, 0x0a, 0x00, 0x0d, 0x0a, 0x51, 0x55, 0x49, 0x54, 0x0a]);
+const MAX_REQUEST_LINE = 16 * 1024;
+const ABSOLUTE_FORM = /^([A-Za-z]+) [A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#\s]*(\S*) (HTTP\/\d\.\d)\r?\n/;
+
+async function openFrontDoor(host: string, port: number, upstreamPort: number, logger: Logger): Promise<FrontDoor> {
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer({ noDelay: true, allowHalfOpen: true }, (client) => {
+    sockets.add(client);
+    client.on('close', () => sockets.delete(client));
+    client.on('error', () => client.destroy());
+    let head: Buffer = Buffer.alloc(0);
+    const onData = (data: Buffer): void => {
+      head = head.length === 0 ? data : Buffer.concat([head, data]);
+      const lineEnd = head.indexOf(0x0a);
+      if (lineEnd < 0 && head.length < MAX_REQUEST_LINE) return;
+      client.off('data', onData);
+      client.pause();
+      connectUpstream(client, rewriteRequestLine(head), upstreamPort, sockets, logger);
+    };
+    client.on('data', onData);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ host, port }, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as net.AddressInfo;
+  return {
+    port: address.port,
+    openSockets: () => sockets.size,
+    stopAccepting: () => server.close(),
+    destroyAll: () => {
+      for (const socket of sockets) socket.destroy();
+    },
+  };
+}
+
+function connectUpstream(client: net.Socket, head: Buffer, upstreamPort: number, sockets: Set<net.Socket>, logger: Logger): void {
+  const upstream = net.connect({ host: '127.0.0.1', port: upstreamPort, noDelay: true, allowHalfOpen: true });
+  sockets.add(upstream);
+  upstream.on('close', () => {
+    sockets.delete(upstream);
+    // The piped reply may still be queued on `client`: end it, and drop the socket once flushed.
+    if (client.destroyed) return;
+    client.end();
+    if (client.writableFinished) client.destroy();
+    else client.once('finish', () => client.destroy());
+  });
+  client.on('close', () => upstream.destroy());
+  upstream.on('error', (error) => {
+    logger.debug({ err: error }, 'front door upstream error');
+    upstream.destroy();
+  });
+  upstream.write(proxyHeader(client));
+  upstream.write(head);
+  client.pipe(upstream);
+  upstream.pipe(client);
+  client.resume();
+}
+
+/** Reduces an absolute-form target on the first request line to origin-form; other input is unchanged. */
+export function rewriteRequestLine(head: Buffer): Buffer {
+  const lineEnd = head.indexOf(0x0a);
+  if (lineEnd < 0) return head;
+  const line = head.subarray(0, lineEnd + 1).toString('latin1');
+  const match = ABSOLUTE_FORM.exec(line);
+  if (!match) return head;
+  let target = match[2]!;
+  if (target === '' || target.startsWith('?')) target = `/${target}`;
+  return Buffer.concat([Buffer.from(`${match[1]} ${target} ${match[3]}\r\n`, 'latin1'), head.subarray(lineEnd + 1)]);
+}
+
+/** A PROXY protocol v2 header carrying the client's address, so uWS reports it as the peer. */
+function proxyHeader(client: net.Socket): Buffer {
+  const remote = client.remoteAddress ?? '';
+  const local = client.localAddress ?? '';
+  const v4 = net.isIPv4(remote) ? remote : remote.startsWith('::ffff:') && net.isIPv4(remote.slice(7)) ? remote.slice(7) : undefined;
+  const localV4 = net.isIPv4(local) ? local : local.startsWith('::ffff:') && net.isIPv4(local.slice(7)) ? local.slice(7) : '127.0.0.1';
+  if (v4) {
+    const header = Buffer.alloc(16 + 12);
+    PROXY_V2_SIGNATURE.copy(header);
+    header[12] = 0x21; // version 2, PROXY
+    header[13] = 0x11; // TCP over IPv4
+    header.writeUInt16BE(12, 14);
+    v4.split('.').forEach((octet, i) => (header[16 + i] = Number(octet)));
+    localV4.split('.').forEach((octet, i) => (header[20 + i] = Number(octet)));
+    header.writeUInt16BE(client.remotePort ?? 0, 24);
+    header.writeUInt16BE(client.localPort ?? 0, 26);
+    return header;
+  }
+  if (net.isIPv6(remote)) {
+    const header = Buffer.alloc(16 + 36);
+    PROXY_V2_SIGNATURE.copy(header);
+    header[12] = 0x21;
+    header[13] = 0x21; // TCP over IPv6
+    header.writeUInt16BE(36, 14);
+    ipv6Bytes(remote).copy(header, 16);
+    ipv6Bytes(net.isIPv6(local) ? local : '::1').copy(header, 32);
+    header.writeUInt16BE(client.remotePort ?? 0, 48);
+    header.writeUInt16BE(client.localPort ?? 0, 50);
+    return header;
+  }
+  // Unknown family: a LOCAL command, uWS then reports the loopback peer.
+  const header = Buffer.alloc(16);
+  PROXY_V2_SIGNATURE.copy(header);
+  header[12] = 0x20;
+  return header;
+}
+
+function ipv6Bytes(address: string): Buffer {
+  const bytes = Buffer.alloc(16);
+  const zone = address.indexOf('%');
+  const plain = zone >= 0 ? address.slice(0, zone) : address;
+  const [left, right] = plain.includes('::') ? plain.split('::') : [plain, undefined];
+  const parse = (part: string | undefined): number[] =>
+    !part ? [] : part.split(':').flatMap((group) => (group.includes('.') ? group.split('.').map(Number).reduce<number[]>((acc, b, i, all) => (i % 2 ? acc : [...acc, (b << 8) | all[i + 1]!]), []) : [parseInt(group, 16)]));
+  const head = parse(left);
+  const tail = parse(right);
+  const groups = [...head, ...new Array<number>(8 - head.length - tail.length).fill(0), ...tail];
+  groups.forEach((group, i) => bytes.writeUInt16BE(group & 0xffff, i * 2));
+  return bytes;
+}

@@ -1,0 +1,324 @@
+import http from 'node:http';
+import net from 'node:net';
+import { Writable } from 'node:stream';
+import { createRequire } from 'node:module';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pino } from 'pino';
+import { Router } from '../src/http/router.js';
+import { listen, rewriteRequestLine, type HttpServer } from '../src/http/server.js';
+import { HttpError, json, noContent, text, type HttpRequest } from '../src/http/types.js';
+import { NodeHealth } from '../src/coordinator/node-health.js';
+
+const require = createRequire(import.meta.url);
+// presto-client is CommonJS without types.
+const presto = require('presto-client') as { Client: new (options: Record<string, unknown>) => { execute(options: Record<string, unknown>): void } };
+
+/** Sends raw bytes on a fresh connection and returns everything the server wrote until it closed. */
+function rawRequest(port: number, data: string | Buffer, timeoutMs = 2000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1');
+    let out = '';
+    socket.on('data', (d) => (out += d.toString('latin1')));
+    socket.on('close', () => resolve(out));
+    socket.on('error', (e) => (out ? resolve(out) : reject(e)));
+    socket.write(data);
+    setTimeout(() => socket.destroy(), timeoutMs);
+  });
+}
+
+function parseRaw(response: string): { status: number; headers: Record<string, string>; body: string } {
+  const split = response.indexOf('\r\n\r\n');
+  const [statusLine, ...lines] = response.slice(0, split).split('\r\n');
+  const headers: Record<string, string> = {};
+  for (const line of lines) {
+    const i = line.indexOf(':');
+    headers[line.slice(0, i).toLowerCase()] = line.slice(i + 1).trim();
+  }
+  return { status: Number(statusLine!.split(' ')[1]), headers, body: response.slice(split + 4) };
+}
+
+const seen: { lastCancel?: HttpRequest; longPollAborted: number; statementBodies: string[] } = { longPollAborted: 0, statementBodies: [] };
+const logLines: string[] = [];
+
+function testRouter(): Router {
+  const router = new Router();
+  router.add('GET', '/hello/:name', (req) => json(200, { name: req.params.name, query: req.query.get('q'), baseUrl: req.baseUrl, remote: req.remoteAddress, path: req.path }));
+  router.add('POST', '/echo', (req) => json(200, { length: req.body.length, sha: req.body.toString('utf8').slice(0, 40), contentType: req.headers['content-type'] ?? null }));
+  router.add('DELETE', '/v1/statement/:queryId/:token', (req) => {
+    seen.lastCancel = req;
+    return noContent();
+  });
+  router.add('POST', '/v1/statement', (req) => {
+    const sql = req.body.toString('utf8');
+    seen.statementBodies.push(sql);
+    if (sql === '') throw new HttpError(400, text(400, 'SQL statement is empty'));
+    const id = sql.includes('CANCEL') ? 'q_cancel' : 'q_1';
+    return json(200, { id, infoUri: `${req.baseUrl}/v1/query/${id}`, nextUri: `${req.baseUrl}/v1/statement/${id}/1`, stats: { state: 'QUEUED' } });
+  });
+  router.add('GET', '/v1/statement/:queryId/:token', (req) => {
+    const { queryId, token } = req.params;
+    const base = { id: queryId, infoUri: `${req.baseUrl}/v1/query/${queryId}` };
+    if (queryId === 'q_cancel') return json(200, { ...base, nextUri: `${req.baseUrl}/v1/statement/${queryId}/${Number(token) + 1}`, stats: { state: 'RUNNING' } });
+    return json(200, { ...base, columns: [{ name: 'sql', type: 'varchar' }], data: [[seen.statementBodies.at(-1)]], stats: { state: 'FINISHED' } });
+  });
+  router.add('GET', '/long-poll', (req) =>
+    new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(json(200, { waited: true })), 5000);
+      req.signal.addEventListener('abort', () => {
+        clearTimeout(timer);
+        seen.longPollAborted++;
+        resolve(json(200, { aborted: true })); // must never be written
+      });
+    }),
+  );
+  router.add('GET', '/slow/:ms', async (req) => {
+    await new Promise((r) => setTimeout(r, Number(req.params.ms)));
+    return json(200, { slept: Number(req.params.ms) });
+  });
+  router.add('GET', '/http-error', () => {
+    throw new HttpError(409, json(409, { error: 'Conflict', message: 'already done' }));
+  });
+  router.add('GET', '/boom', () => {
+    throw new Error('secret internals at /etc/passwd');
+  });
+  router.add('GET', '/async-boom', async () => {
+    await new Promise((r) => setTimeout(r, 5));
+    throw new TypeError('async secret');
+  });
+  router.add('GET', '/unavailable', () => json(503, { error: 'Service Unavailable' }));
+  router.add('GET', '/bytes', () => ({ status: 200, headers: { 'Content-Type': 'application/octet-stream', 'X-Multi': ['a', 'b'] }, body: new Uint8Array([1, 2, 3, 4]) }));
+  return router;
+}
+
+describe('HTTP server on uWebSockets.js', () => {
+  let server: HttpServer;
+  let base: string;
+  const health = new NodeHealth();
+
+  beforeAll(async () => {
+    const capture = new Writable({ write: (chunk, _enc, done) => (logLines.push(String(chunk)), done()) });
+    server = await listen(testRouter(), { host: '127.0.0.1', port: 0, maxBodyBytes: 64 * 1024, logger: pino({ level: 'info' }, capture), recorder: health });
+    base = `http://127.0.0.1:${server.port}`;
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('listens on a free port and routes with decoded parameters and the query string', async () => {
+    expect(server.port).toBeGreaterThan(0);
+    expect(server.baseUrl).toBe(base);
+    const res = await fetch(`${base}/hello/J%C3%BCrgen%20X?q=a%26b`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ name: 'Jürgen X', query: 'a&b', baseUrl: base, remote: '127.0.0.1', path: '/hello/J%C3%BCrgen%20X' });
+  });
+
+  it('takes baseUrl from the Host header', async () => {
+    const res = parseRaw(await rawRequest(server.port, 'GET /hello/x HTTP/1.1\r\nHost: coordinator.example:9999\r\nConnection: close\r\n\r\n'));
+    expect(JSON.parse(res.body).baseUrl).toBe('http://coordinator.example:9999');
+    const bad = parseRaw(await rawRequest(server.port, 'GET /hello/x HTTP/1.1\r\nHost: evil"/><script>\r\nConnection: close\r\n\r\n'));
+    expect(JSON.parse(bad.body).baseUrl).toBe(base);
+  });
+
+  it('answers 404 and 405 with Allow, as JSON', async () => {
+    const missing = await fetch(`${base}/nothing/here`);
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toEqual({ error: 'Not Found' });
+    const wrong = await fetch(`${base}/echo`, { method: 'PUT', body: 'x' });
+    expect(wrong.status).toBe(405);
+    expect(wrong.headers.get('allow')).toBe('OPTIONS, POST');
+    const options = await fetch(`${base}/hello/x`, { method: 'OPTIONS' });
+    expect(options.status).toBe(204);
+    expect(options.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
+  });
+
+  it('answers HEAD from the GET handler without a body but with its length', async () => {
+    const getBody = parseRaw(await rawRequest(server.port, 'GET /hello/x HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n')).body;
+    const head = parseRaw(await rawRequest(server.port, 'HEAD /hello/x HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n'));
+    expect(head.status).toBe(200);
+    expect(head.body).toBe('');
+    expect(Number(head.headers['content-length'])).toBe(Buffer.byteLength(getBody));
+    expect(head.headers['content-type']).toBe('application/json');
+  });
+
+  it('writes binary bodies and repeated headers; 204 has no Content-Length', async () => {
+    const res = await fetch(`${base}/bytes`);
+    expect(new Uint8Array(await res.arrayBuffer())).toEqual(new Uint8Array([1, 2, 3, 4]));
+    expect(res.headers.get('x-multi')).toBe('a, b');
+    const raw = parseRaw(await rawRequest(server.port, 'DELETE /v1/statement/q/1 HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n'));
+    expect(raw.status).toBe(204);
+    expect(raw.headers['content-length']).toBeUndefined();
+  });
+
+  it('reads bodies whatever the Content-Type (form-urlencoded raw SQL like trino-client)', async () => {
+    const sql = 'SELECT * FROM nation WHERE name = \'A&B=C\'';
+    const res = await fetch(`${base}/echo`, { method: 'POST', body: sql, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(await res.json()).toEqual({ length: Buffer.byteLength(sql), sha: sql.slice(0, 40), contentType: 'application/x-www-form-urlencoded' });
+    const empty = await fetch(`${base}/echo`, { method: 'POST' });
+    expect((await empty.json()).length).toBe(0);
+  });
+
+  it('reads a chunked body sent on a raw socket', async () => {
+    const raw = 'POST /echo HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n';
+    const res = parseRaw(await rawRequest(server.port, raw));
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.body)).toMatchObject({ length: 11, sha: 'hello world', contentType: null });
+  });
+
+  it('reads a chunked body from http.request without Content-Length', async () => {
+    const body = await new Promise<string>((resolve, reject) => {
+      const req = http.request(`${base}/echo`, { method: 'POST' }, (res) => {
+        let data = '';
+        res.on('data', (d) => (data += d));
+        res.on('end', () => resolve(data));
+      });
+      req.on('error', reject);
+      expect(req.getHeader('content-length')).toBeUndefined();
+      req.write('x'.repeat(20_000));
+      setTimeout(() => req.end('y'.repeat(20_000)), 20);
+    });
+    expect(JSON.parse(body).length).toBe(40_000);
+  });
+
+  it('answers 413 for a declared oversize body without reading it, and stays healthy', async () => {
+    const res = parseRaw(await rawRequest(server.port, `POST /echo HTTP/1.1\r\nHost: h\r\nContent-Length: ${10 * 1024 * 1024}\r\n\r\n${'z'.repeat(1000)}`));
+    expect(res.status).toBe(413);
+    expect(res.headers.connection).toBe('close');
+    expect(JSON.parse(res.body).message).toMatch(/exceeds the limit of 64\.00kB/);
+    expect((await fetch(`${base}/hello/again`)).status).toBe(200);
+  });
+
+  it('answers 413 for a chunked body that grows past the limit', async () => {
+    const chunk = 'a'.repeat(16 * 1024);
+    const chunks = Array.from({ length: 8 }, () => `${chunk.length.toString(16)}\r\n${chunk}\r\n`).join('');
+    const res = parseRaw(await rawRequest(server.port, `POST /echo HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n${chunks}0\r\n\r\n`));
+    expect(res.status).toBe(413);
+    const after = await fetch(`${base}/echo`, { method: 'POST', body: 'b'.repeat(60 * 1024) });
+    expect((await after.json()).length).toBe(60 * 1024);
+  });
+
+  it('routes an absolute-form target by its path (raw socket)', async () => {
+    seen.lastCancel = undefined;
+    const res = parseRaw(await rawRequest(server.port, `DELETE http://127.0.0.1:${server.port}/v1/statement/q_9/3?x=1 HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nConnection: close\r\n\r\n`));
+    expect(res.status).toBe(204);
+    expect(seen.lastCancel?.path).toBe('/v1/statement/q_9/3');
+    expect(seen.lastCancel?.params).toEqual({ queryId: 'q_9', token: '3' });
+    expect(seen.lastCancel?.query.get('x')).toBe('1');
+    expect(seen.lastCancel?.remoteAddress).toBe('127.0.0.1');
+  });
+
+  it('rewrites only absolute-form request lines', () => {
+    expect(rewriteRequestLine(Buffer.from('GET http://h:1 HTTP/1.1\r\nHost: h\r\n')).toString()).toBe('GET / HTTP/1.1\r\nHost: h\r\n');
+    expect(rewriteRequestLine(Buffer.from('GET https://h?a=1 HTTP/1.1\r\n')).toString()).toBe('GET /?a=1 HTTP/1.1\r\n');
+    expect(rewriteRequestLine(Buffer.from('GET /x HTTP/1.1\r\n')).toString()).toBe('GET /x HTTP/1.1\r\n');
+  });
+
+  it('serves presto-client: chunked POST without Content-Type, polling, and cancel by absolute-form DELETE', async () => {
+    const client = new presto.Client({ host: '127.0.0.1', port: server.port, user: 'tester', catalog: 'tpch', schema: 'tiny', checkInterval: 10 });
+    const rows = await new Promise<unknown[]>((resolve, reject) => {
+      const collected: unknown[] = [];
+      client.execute({
+        query: 'SELECT name FROM nation',
+        data: (_e: unknown, data: unknown[]) => collected.push(...data),
+        success: () => resolve(collected),
+        error: (e: unknown) => reject(new Error(JSON.stringify(e))),
+      });
+    });
+    expect(rows).toEqual([['SELECT name FROM nation']]);
+
+    seen.lastCancel = undefined;
+    let polls = 0;
+    const outcome = await new Promise<unknown>((resolve) => {
+      client.execute({
+        query: 'SELECT CANCEL',
+        cancel: () => ++polls > 2,
+        success: () => resolve('finished?'),
+        error: (e: unknown) => resolve(e),
+      });
+    });
+    expect(outcome).toEqual({ message: 'query fetch canceled by operation' });
+    expect(seen.lastCancel?.params.queryId).toBe('q_cancel');
+  });
+
+  it('aborts the signal of a long poll whose client disconnects, without crashing', async () => {
+    const before = seen.longPollAborted;
+    const req = http.get(`${base}/long-poll`);
+    req.on('error', () => {});
+    await new Promise((r) => setTimeout(r, 100));
+    req.destroy();
+    await expect.poll(() => seen.longPollAborted, { timeout: 2000 }).toBe(before + 1);
+    expect((await fetch(`${base}/hello/alive`)).status).toBe(200);
+    expect(server.inFlight()).toBe(0);
+  });
+
+  it('maps HttpError to its reply and other errors to a logged 500 without details', async () => {
+    const conflict = await fetch(`${base}/http-error`);
+    expect(conflict.status).toBe(409);
+    expect(await conflict.json()).toEqual({ error: 'Conflict', message: 'already done' });
+
+    const failuresBefore = health.recentFailures;
+    for (const path of ['/boom', '/async-boom']) {
+      const res = await fetch(`${base}${path}`);
+      expect(res.status).toBe(500);
+      const body = await res.text();
+      expect(JSON.parse(body)).toEqual({ error: 'Internal Server Error' });
+      expect(body).not.toMatch(/secret|at |passwd/);
+    }
+    expect(logLines.some((line) => line.includes('secret internals') && line.includes('request handler failed'))).toBe(true);
+    expect(health.recentFailures).toBeGreaterThan(failuresBefore + 1.9);
+    expect(health.snapshot('x').recentFailuresByType).toHaveProperty('TypeError');
+  });
+
+  it('counts 5xx replies as failures and others as successes', async () => {
+    const failures = health.recentFailures;
+    const successes = health.recentSuccesses;
+    await (await fetch(`${base}/unavailable`)).text();
+    await (await fetch(`${base}/nothing`)).text();
+    expect(health.recentFailures).toBeGreaterThan(failures + 0.99);
+    expect(health.recentSuccesses).toBeGreaterThan(successes + 0.99);
+  });
+
+  it('serves 200 concurrent requests', async () => {
+    const results = await Promise.all(Array.from({ length: 200 }, (_, i) => fetch(`${base}/hello/n${i}`).then((r) => r.json() as Promise<{ name: string }>)));
+    expect(results.map((r) => r.name)).toEqual(Array.from({ length: 200 }, (_, i) => `n${i}`));
+  });
+});
+
+describe('graceful close', () => {
+  it('finishes in-flight requests, then refuses connections', async () => {
+    const server = await listen(testRouter(), { host: '127.0.0.1', port: 0 });
+    const base = `http://127.0.0.1:${server.port}`;
+    const slow = fetch(`${base}/slow/300`).then(async (r) => ({ status: r.status, body: await r.json(), connection: r.headers.get('connection') }));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(server.inFlight()).toBe(1);
+    const started = Date.now();
+    await server.close();
+    expect(Date.now() - started).toBeGreaterThanOrEqual(150);
+    expect(await slow).toEqual({ status: 200, body: { slept: 300 }, connection: 'close' });
+    await expect(fetch(`${base}/hello/x`)).rejects.toThrow();
+    await server.close(); // idempotent
+  });
+
+  it('gives up waiting after the timeout', async () => {
+    const server = await listen(testRouter(), { host: '127.0.0.1', port: 0 });
+    const pending = fetch(`http://127.0.0.1:${server.port}/slow/3000`).catch((e: unknown) => e);
+    await new Promise((r) => setTimeout(r, 50));
+    const started = Date.now();
+    await server.close(200);
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(await pending).toBeInstanceOf(Error);
+  });
+
+  it('binds uWS directly with frontDoor off (absolute-form is then refused by uWS)', async () => {
+    const server = await listen(testRouter(), { host: '127.0.0.1', port: 0, frontDoor: false });
+    expect((await fetch(`http://127.0.0.1:${server.port}/hello/direct`)).status).toBe(200);
+    const raw = await rawRequest(server.port, `DELETE http://127.0.0.1:${server.port}/v1/statement/q/1 HTTP/1.1\r\nHost: h\r\n\r\n`);
+    expect(parseRaw(raw).status).toBe(505);
+    await server.close();
+  });
+
+  it('fails to listen on a port in use with a clear error', async () => {
+    const first = await listen(testRouter(), { host: '127.0.0.1', port: 0 });
+    await expect(listen(testRouter(), { host: '127.0.0.1', port: first.port })).rejects.toThrow(/EADDRINUSE|in use/);
+    await first.close();
+  });
+});
