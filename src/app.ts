@@ -1,0 +1,74 @@
+// Builds the whole server from a configuration: router, subsystems' routes, HTTP listener.
+import { readFileSync } from 'node:fs';
+import type { Config } from './config.js';
+import { Router } from './http/router.js';
+import { listen, type HttpServer } from './http/server.js';
+import { NodeHealth } from './coordinator/node-health.js';
+import { registerNodeRoutes } from './coordinator/node-resource.js';
+import { createLogger, type Logger } from './util/logger.js';
+
+export interface App {
+  readonly port: number;
+  /** `http://host:port` clients can use (a wildcard host is shown as 127.0.0.1). */
+  readonly baseUrl: string;
+  readonly router: Router;
+  readonly health: NodeHealth;
+  readonly server: HttpServer;
+  /** Stops accepting, drains in-flight requests, then runs the subsystems' close hooks (last registered first). */
+  close(): Promise<void>;
+}
+
+/** What a subsystem's `register…Routes(ctx)` gets: where to add routes, its settings, and a close hook. */
+export interface AppContext {
+  readonly router: Router;
+  readonly config: Config;
+  readonly logger: Logger;
+  readonly health: NodeHealth;
+  readonly version: string;
+  /** Called on close, after the HTTP server has drained; hooks run in reverse registration order. */
+  onClose(hook: () => void | Promise<void>): void;
+}
+
+export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+export async function createApp(config: Config, logger: Logger = createLogger({ level: config.logLevel })): Promise<App> {
+  const router = new Router();
+  const health = new NodeHealth();
+  const closeHooks: Array<() => void | Promise<void>> = [];
+  const ctx: AppContext = { router, config, logger, health, version: VERSION, onClose: (hook) => void closeHooks.push(hook) };
+  let baseUrl = `http://127.0.0.1:${config.port}`;
+
+  // ── Subsystem routes: one line each (coordinator, identity, ...). Keep this block short. ──────
+  registerNodeRoutes(router, health, () => baseUrl, { version: VERSION, environment: config.environment, nodeId: 'coordinator' });
+  // ── end of subsystem routes ───────────────────────────────────────────────────────────────────
+
+  const server = await listen(router, {
+    host: config.host,
+    port: config.port,
+    maxBodyBytes: config.maxBodyBytes,
+    logger,
+    recorder: health,
+    frontDoor: config.httpFrontDoor,
+  });
+  baseUrl = server.baseUrl;
+
+  let closing: Promise<void> | undefined;
+  return {
+    port: server.port,
+    baseUrl,
+    router,
+    health,
+    server,
+    close: () =>
+      (closing ??= (async () => {
+        await server.close();
+        for (const hook of closeHooks.reverse()) {
+          try {
+            await hook();
+          } catch (error) {
+            logger.error({ err: error }, 'close hook failed');
+          }
+        }
+      })()),
+  };
+}

@@ -1,0 +1,232 @@
+// One typed configuration from command-line flags and environment variables. Flags win over the
+// environment, the environment over defaults. Every value is checked by one zod schema; a bad value
+// is a ConfigError (exit code 2) naming the flag or variable it came from.
+import os from 'node:os';
+import { z } from 'zod';
+import { LOG_LEVELS } from './util/logger.js';
+import { parseDataSize, parseDuration } from './util/wire-format.js';
+
+/** One option: its flag, its environment variable, its default (as the user would type it), its help. */
+interface OptionSpec {
+  readonly key: keyof RawConfig;
+  readonly flag: string;
+  readonly env?: string;
+  readonly value: string; // placeholder shown in --help; '' for boolean switches
+  readonly defaultText: string;
+  readonly help: string;
+}
+
+const OPTIONS: readonly OptionSpec[] = [
+  { key: 'host', flag: '--host', env: 'HOST', value: '<address>', defaultText: '0.0.0.0', help: 'interface to listen on' },
+  { key: 'port', flag: '--port', env: 'PORT', value: '<n>', defaultText: '8080', help: 'TCP port; 0 picks a free port' },
+  { key: 'dataDir', flag: '--data-dir', env: 'DATA_DIR', value: '<path>', defaultText: './data', help: 'folder for the identity store and generated data' },
+  { key: 'workers', flag: '--workers', env: 'WORKERS', value: '<n>', defaultText: 'number of cores', help: 'worker threads executing query tasks' },
+  { key: 'queryMaxMemory', flag: '--query-max-memory', env: 'QUERY_MAX_MEMORY', value: '<size>', defaultText: '1GB', help: 'memory limit of one query (e.g. 512MB)' },
+  { key: 'queryClientTimeout', flag: '--query-client-timeout', env: 'QUERY_CLIENT_TIMEOUT', value: '<duration>', defaultText: '5m', help: 'a query whose results nobody polls for this long is abandoned' },
+  { key: 'maxBodySize', flag: '--max-body-size', env: 'MAX_BODY_SIZE', value: '<size>', defaultText: '1MB', help: 'largest accepted request body; larger ones get 413' },
+  { key: 'logLevel', flag: '--log-level', env: 'LOG_LEVEL', value: '<level>', defaultText: 'info', help: LOG_LEVELS.join(', ') },
+  { key: 'adminUsername', flag: '--admin-username', env: 'ADMIN_USERNAME', value: '<name>', defaultText: 'admin', help: 'initial administrator of the identity service' },
+  { key: 'adminPassword', flag: '--admin-password', env: 'ADMIN_PASSWORD', value: '<secret>', defaultText: 'admin', help: 'its password (never logged; the default logs a warning)' },
+  { key: 'environment', flag: '--environment', env: 'NODE_ENVIRONMENT', value: '<name>', defaultText: 'production', help: 'environment name reported by /v1/info and /v1/status' },
+  { key: 'httpFrontDoor', flag: '--http-front-door', env: 'HTTP_FRONT_DOOR', value: 'on|off', defaultText: 'on', help: 'accept absolute-form request targets (presto-client cancel) via a small proxy in front of uWS' },
+  { key: 'rebuildIdentity', flag: '--rebuild-identity', value: '', defaultText: 'off', help: 'rebuild the identity tables from the event log at startup' },
+  { key: 'exitAfterRebuild', flag: '--exit-after-rebuild', value: '', defaultText: 'off', help: 'exit after --rebuild-identity instead of serving' },
+];
+
+type RawConfig = {
+  host?: string;
+  port?: string;
+  dataDir?: string;
+  workers?: string;
+  queryMaxMemory?: string;
+  queryClientTimeout?: string;
+  maxBodySize?: string;
+  logLevel?: string;
+  adminUsername?: string;
+  adminPassword?: string;
+  environment?: string;
+  httpFrontDoor?: string;
+  rebuildIdentity?: string;
+  exitAfterRebuild?: string;
+};
+
+const sizeText = z.string().transform((text, ctx) => {
+  try {
+    return parseDataSize(text);
+  } catch (error) {
+    ctx.addIssue({ code: 'custom', message: (error as Error).message });
+    return z.NEVER;
+  }
+});
+
+const durationText = z.string().transform((text, ctx) => {
+  try {
+    return parseDuration(text);
+  } catch (error) {
+    ctx.addIssue({ code: 'custom', message: (error as Error).message });
+    return z.NEVER;
+  }
+});
+
+const integerText = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\s*\d+\s*$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
+
+const switchText = z
+  .enum(['on', 'off', 'true', 'false', '1', '0', 'yes', 'no'], { message: 'must be on or off' })
+  .transform((v) => v === 'on' || v === 'true' || v === '1' || v === 'yes');
+
+const nonEmpty = z.string().trim().min(1, 'must not be empty');
+
+/** The schema: raw text in, typed configuration out. */
+const ConfigSchema = z.object({
+  host: nonEmpty.default('0.0.0.0'),
+  port: integerText(0, 65535).default(8080),
+  dataDir: nonEmpty.default('./data'),
+  workers: integerText(1, 1024).default(() => os.availableParallelism()),
+  queryMaxMemory: sizeText.pipe(z.number().positive('must be positive')).default(1024 ** 3),
+  queryClientTimeout: durationText.pipe(z.number().positive('must be positive')).default(5 * 60_000),
+  maxBodySize: sizeText.pipe(z.number().positive('must be positive')).default(1024 ** 2),
+  logLevel: z.enum(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
+  adminUsername: nonEmpty.optional(),
+  adminPassword: z.string().min(1, 'must not be empty').optional(),
+  environment: nonEmpty.regex(/^[a-z0-9_]+$/, 'must be lower-case letters, digits and _').default('production'),
+  httpFrontDoor: switchText.default(true),
+  rebuildIdentity: switchText.default(false),
+  exitAfterRebuild: switchText.default(false),
+});
+
+export interface Config {
+  readonly host: string;
+  readonly port: number;
+  readonly dataDir: string;
+  readonly workers: number;
+  /** Bytes. */
+  readonly queryMaxMemoryBytes: number;
+  /** Milliseconds. */
+  readonly queryClientTimeoutMs: number;
+  /** Bytes. */
+  readonly maxBodyBytes: number;
+  readonly logLevel: (typeof LOG_LEVELS)[number];
+  readonly adminUsername: string;
+  readonly adminPassword: string;
+  /** True when neither the admin username nor the password was given: startup warns loudly. */
+  readonly adminCredentialsDefaulted: boolean;
+  readonly environment: string;
+  readonly httpFrontDoor: boolean;
+  readonly rebuildIdentity: boolean;
+  readonly exitAfterRebuild: boolean;
+}
+
+/** A configuration problem; `main` prints the message and exits with `exitCode` (2). */
+export class ConfigError extends Error {
+  readonly exitCode = 2;
+}
+
+/** `--help` was given; `main` prints `usage` and exits 0. */
+export class HelpRequested extends Error {
+  readonly exitCode = 0;
+  constructor(readonly usage: string) {
+    super('help requested');
+  }
+}
+
+/**
+ * Builds the configuration from flags (`--port 8080` or `--port=8080`) and environment variables.
+ * Throws ConfigError for unknown flags, missing flag values and invalid values; HelpRequested for
+ * `--help`/`-h`.
+ */
+export function loadConfig(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): Config {
+  const fromEnv: RawConfig = {};
+  const source = new Map<keyof RawConfig, string>();
+  for (const option of OPTIONS) {
+    const value = option.env ? env[option.env] : undefined;
+    if (value !== undefined && value !== '') {
+      fromEnv[option.key] = value;
+      source.set(option.key, `environment variable ${option.env}`);
+    }
+  }
+
+  const fromFlags: RawConfig = {};
+  const byFlag = new Map(OPTIONS.map((o) => [o.flag, o] as const));
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--help' || arg === '-h') throw new HelpRequested(usage());
+    const eq = arg.indexOf('=');
+    const name = arg.startsWith('--') && eq > 0 ? arg.slice(0, eq) : arg;
+    const option = byFlag.get(name);
+    if (!option) throw new ConfigError(`unknown argument '${arg}' (see --help)`);
+    let value: string;
+    if (eq > 0 && name !== arg) value = arg.slice(eq + 1);
+    else if (option.value === '') value = 'on';
+    else {
+      const next = argv[i + 1];
+      if (next === undefined || (next.startsWith('--') && byFlag.has(next.split('=')[0]!))) {
+        throw new ConfigError(`${option.flag} needs a value ${option.value}`);
+      }
+      value = next;
+      i++;
+    }
+    fromFlags[option.key] = value;
+    source.set(option.key, `${option.flag}`);
+  }
+
+  const raw: RawConfig = { ...fromEnv, ...fromFlags };
+  const parsed = ConfigSchema.safeParse(raw);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => {
+      const key = issue.path[0] as keyof RawConfig;
+      const where = source.get(key) ?? key;
+      return `${where}: ${issue.message} (got '${raw[key] ?? ''}')`;
+    });
+    throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`);
+  }
+  const c = parsed.data;
+  return {
+    host: c.host,
+    port: c.port,
+    dataDir: c.dataDir,
+    workers: c.workers,
+    queryMaxMemoryBytes: c.queryMaxMemory,
+    queryClientTimeoutMs: c.queryClientTimeout,
+    maxBodyBytes: c.maxBodySize,
+    logLevel: c.logLevel,
+    adminUsername: c.adminUsername ?? 'admin',
+    adminPassword: c.adminPassword ?? 'admin',
+    adminCredentialsDefaulted: c.adminUsername === undefined && c.adminPassword === undefined,
+    environment: c.environment,
+    httpFrontDoor: c.httpFrontDoor,
+    rebuildIdentity: c.rebuildIdentity,
+    exitAfterRebuild: c.exitAfterRebuild,
+  };
+}
+
+/** Defaults for tests: port 0 (a free port), loopback only, silent logs; override what a test needs. */
+export function defaultConfig(overrides: Partial<Config> = {}): Config {
+  return { ...loadConfig([], {}), host: '127.0.0.1', port: 0, logLevel: 'silent', ...overrides };
+}
+
+/** The configuration with secrets replaced, for logging. */
+export function redactConfig(config: Config): Record<string, unknown> {
+  return { ...config, adminPassword: '[redacted]' };
+}
+
+export function usage(): string {
+  const rows = OPTIONS.map((o) => {
+    const flag = o.value ? `${o.flag} ${o.value}` : o.flag;
+    const env = o.env ? `  [env ${o.env}]` : '';
+    return `  ${flag.padEnd(34)} ${o.help} (default: ${o.defaultText})${env}`;
+  });
+  return [
+    'Usage: node dist/main.js [options]',
+    '',
+    'Options (flags win over environment variables):',
+    ...rows,
+    `  ${'--help, -h'.padEnd(34)} show this help`,
+    '',
+    'Sizes: 123B, 16kB, 1.5MB, 1GB (binary units). Durations: 500ms, 2s, 5m, 1h.',
+  ].join('\n');
+}

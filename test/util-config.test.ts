@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import os from 'node:os';
+import { ConfigError, HelpRequested, defaultConfig, loadConfig, redactConfig } from '../src/config.js';
+
+describe('loadConfig', () => {
+  it('has defaults', () => {
+    expect(loadConfig([], {})).toEqual({
+      host: '0.0.0.0',
+      port: 8080,
+      dataDir: './data',
+      workers: os.availableParallelism(),
+      queryMaxMemoryBytes: 1024 ** 3,
+      queryClientTimeoutMs: 300_000,
+      maxBodyBytes: 1024 ** 2,
+      logLevel: 'info',
+      adminUsername: 'admin',
+      adminPassword: 'admin',
+      adminCredentialsDefaulted: true,
+      environment: 'production',
+      httpFrontDoor: true,
+      rebuildIdentity: false,
+      exitAfterRebuild: false,
+    });
+  });
+
+  it('reads the environment', () => {
+    const c = loadConfig([], {
+      PORT: '9090', HOST: '127.0.0.1', DATA_DIR: '/tmp/d', WORKERS: '3', QUERY_MAX_MEMORY: '512MB', QUERY_CLIENT_TIMEOUT: '30s',
+      MAX_BODY_SIZE: '2MB', LOG_LEVEL: 'debug', ADMIN_USERNAME: 'root', ADMIN_PASSWORD: 's3cret', HTTP_FRONT_DOOR: 'off',
+    });
+    expect(c).toMatchObject({
+      port: 9090, host: '127.0.0.1', dataDir: '/tmp/d', workers: 3, queryMaxMemoryBytes: 512 * 1024 ** 2, queryClientTimeoutMs: 30_000,
+      maxBodyBytes: 2 * 1024 ** 2, logLevel: 'debug', adminUsername: 'root', adminPassword: 's3cret', adminCredentialsDefaulted: false, httpFrontDoor: false,
+    });
+  });
+
+  it('lets flags win over the environment, in both --flag value and --flag=value forms', () => {
+    const c = loadConfig(['--port', '7000', '--data-dir=./other', '--workers', '2', '--query-max-memory', '2GB', '--max-body-size=64kB', '--log-level', 'warn', '--rebuild-identity'], {
+      PORT: '9090', DATA_DIR: '/tmp/d', WORKERS: '8', LOG_LEVEL: 'debug',
+    });
+    expect(c).toMatchObject({ port: 7000, dataDir: './other', workers: 2, queryMaxMemoryBytes: 2 * 1024 ** 3, maxBodyBytes: 64 * 1024, logLevel: 'warn', rebuildIdentity: true });
+  });
+
+  it('treats the admin credentials as defaulted only when neither is given', () => {
+    expect(loadConfig(['--admin-password', 'x'], {}).adminCredentialsDefaulted).toBe(false);
+    expect(loadConfig([], { ADMIN_USERNAME: 'boss' })).toMatchObject({ adminUsername: 'boss', adminPassword: 'admin', adminCredentialsDefaulted: false });
+  });
+
+  it.each([
+    [['--port', 'eighty'], {}, /--port: must be a whole number/],
+    [['--port', '70000'], {}, /--port: must be at most 65535/],
+    [[], { PORT: '-1' }, /environment variable PORT: must be a whole number/],
+    [['--workers', '0'], {}, /--workers: must be at least 1/],
+    [['--query-max-memory', 'lots'], {}, /--query-max-memory: data size is not valid: 'lots'/],
+    [[], { QUERY_CLIENT_TIMEOUT: '5 minutes' }, /QUERY_CLIENT_TIMEOUT: duration is not valid/],
+    [['--log-level', 'loud'], {}, /--log-level: must be one of/],
+    [['--admin-password', ''], {}, /--admin-password: must not be empty/],
+    [['--bogus'], {}, /unknown argument '--bogus'/],
+    [['--port'], {}, /--port needs a value/],
+    [['--port', '--host', 'x'], {}, /--port needs a value/],
+  ] as const)('rejects %j %j with a clear message and exit code 2', (argv, env, message) => {
+    try {
+      loadConfig(argv, env);
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).message).toMatch(message);
+      expect((error as ConfigError).exitCode).toBe(2);
+    }
+  });
+
+  it('answers --help with the usage text', () => {
+    try {
+      loadConfig(['--port', '1', '--help'], {});
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toBeInstanceOf(HelpRequested);
+      const usage = (error as HelpRequested).usage;
+      for (const word of ['--port', 'PORT', '--data-dir', 'DATA_DIR', 'QUERY_CLIENT_TIMEOUT', '--admin-password', 'default: 1GB']) expect(usage).toContain(word);
+    }
+  });
+
+  it('defaultConfig is loopback, port 0, silent, with overrides', () => {
+    expect(defaultConfig()).toMatchObject({ host: '127.0.0.1', port: 0, logLevel: 'silent' });
+    expect(defaultConfig({ workers: 1 }).workers).toBe(1);
+  });
+
+  it('redacts the admin password for logging', () => {
+    expect(redactConfig(loadConfig([], { ADMIN_PASSWORD: 'hunter2' }))).toMatchObject({ adminPassword: '[redacted]' });
+    expect(JSON.stringify(redactConfig(loadConfig([], { ADMIN_PASSWORD: 'hunter2' })))).not.toContain('hunter2');
+  });
+});
