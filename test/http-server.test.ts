@@ -316,6 +316,16 @@ describe('graceful close', () => {
     await server.close();
   });
 
+  it('keeps an IPv6 client address through the front door', async () => {
+    const router = new Router();
+    router.add('GET', '/ip', (req) => json(200, { ip: req.remoteAddress, baseUrl: req.baseUrl }));
+    const server = await listen(router, { host: '::1', port: 0 }).catch(() => undefined);
+    if (!server) return; // no IPv6 loopback here
+    expect(server.baseUrl).toBe(`http://[::1]:${server.port}`);
+    expect(await (await fetch(`http://[::1]:${server.port}/ip`)).json()).toEqual({ ip: '::1', baseUrl: `http://[::1]:${server.port}` });
+    await server.close();
+  });
+
   it('fails to listen on a port in use with a clear error', async () => {
     const first = await listen(testRouter(), { host: '127.0.0.1', port: 0 });
     await expect(listen(testRouter(), { host: '127.0.0.1', port: first.port })).rejects.toThrow(/EADDRINUSE|in use/);

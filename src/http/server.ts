@@ -123,7 +123,7 @@ export async function listen(router: Router, options: ListenOptions = {}): Promi
       headers[name] = name in headers ? `${headers[name]}, ${value}` : value;
     });
     const proxied = decoder.decode(res.getProxiedRemoteAddressAsText());
-    const remoteAddress = proxied !== '' ? proxied : decoder.decode(res.getRemoteAddressAsText());
+    const remoteAddress = compactAddress(proxied !== '' ? proxied : decoder.decode(res.getRemoteAddressAsText()));
 
     // uWS honours `Connection: close` on end() but not on endWithoutBody() (HEAD): say it explicitly.
     const clientCloses = /(^|,)\s*close\s*(,|$)/i.test(headers.connection ?? '');
@@ -290,6 +290,16 @@ const HOST_HEADER = /^[A-Za-z0-9.\-_~]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5}
 /** The client's view of our address, from the Host header when it is a plain host[:port]. */
 function baseUrlFrom(hostHeader: string | undefined, fallback: string): string {
   return hostHeader && HOST_HEADER.test(hostHeader) ? `http://${hostHeader}` : fallback;
+}
+
+/** uWS writes IPv6 peers in full (`0000:…:0001`): shorten to the usual form (`::1`, `::ffff:7f00:1`). */
+function compactAddress(address: string): string {
+  if (!address.includes(':')) return address;
+  try {
+    return new URL(`http://[${address}]/`).hostname.slice(1, -1);
+  } catch {
+    return address;
+  }
 }
 
 function displayHost(host: string): string {
