@@ -1,7 +1,7 @@
 // dbgen's .tbl text: one line per row, every field followed by '|', money with two decimals, dates
 // as YYYY-MM-DD. Pages are formatted straight into a byte buffer, a field at a time.
 
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
 import type { Column, Page } from '../../data/page.js';
 import { DATE_TEXT, MIN_DATE_EPOCH_DAY } from './dates.js';
 import { generateTpchSplit } from './generate.js';
@@ -200,6 +200,11 @@ export function* tblChunks(table: TpchTableName, scaleFactor: number): Generator
   for (const [chunk] of chunksWithRows(table, scaleFactor)) yield chunk;
 }
 
+async function writeAll(file: FileHandle, chunk: Uint8Array): Promise<void> {
+  let off = 0;
+  while (off < chunk.length) off += (await file.write(chunk, off, chunk.length - off)).bytesWritten;
+}
+
 export interface TblWriteResult {
   readonly table: TpchTableName;
   readonly rows: number;
@@ -220,16 +225,19 @@ export async function writeTbl(
   let bytes = 0;
   let rows = 0;
   if (typeof out === 'string') {
-    const fd = openSync(out, 'w');
+    // The disk write of one chunk (on libuv's thread pool) overlaps generating the next.
+    const file = await open(out, 'w');
     try {
+      let pending: Promise<unknown> = Promise.resolve();
       for (const [chunk, n] of chunksWithRows(table, scaleFactor)) {
         rows += n;
         bytes += chunk.length;
-        let off = 0;
-        while (off < chunk.length) off += writeSync(fd, chunk, off, chunk.length - off);
+        await pending;
+        pending = writeAll(file, chunk);
       }
+      await pending;
     } finally {
-      closeSync(fd);
+      await file.close();
     }
   } else {
     for (const [chunk, n] of chunksWithRows(table, scaleFactor)) {
