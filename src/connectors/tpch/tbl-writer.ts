@@ -58,25 +58,33 @@ function fieldOf(col: Column, tbl: string): Field {
   return f;
 }
 
+/** Number of decimal digits of a non-negative integer below 2^53. */
+function digitCount(v: number): number {
+  if (v < 100000) return v < 10 ? 1 : v < 100 ? 2 : v < 1000 ? 3 : v < 10000 ? 4 : 5;
+  if (v < 1e10) return v < 1e6 ? 6 : v < 1e7 ? 7 : v < 1e8 ? 8 : v < 1e9 ? 9 : 10;
+  let n = 10;
+  for (let x = v / 1e10; x >= 1; x /= 10) n++;
+  return n;
+}
+
 /** Writes a non-negative integer (below 2^53) at `pos`; returns the position after it. */
 function writeUint(buf: Uint8Array, pos: number, value: number): number {
-  let digits = 1;
-  for (let v = value; v >= 10; v = Math.floor(v / 10)) digits++;
+  const end = pos + digitCount(value);
+  let i = end;
   let v = value;
-  if (v < 2147483648) {
-    for (let i = pos + digits - 1; i >= pos; i--) {
-      const q = (v / 10) | 0;
-      buf[i] = ZERO + (v - q * 10);
-      v = q;
-    }
-  } else {
-    for (let i = pos + digits - 1; i >= pos; i--) {
-      const q = Math.floor(v / 10);
-      buf[i] = ZERO + (v - q * 10);
-      v = q;
-    }
+  while (v >= 2147483648) {
+    const q = Math.floor(v / 10);
+    buf[--i] = ZERO + (v - q * 10);
+    v = q;
   }
-  return pos + digits;
+  let small = v | 0;
+  while (small >= 10) {
+    const q = (small / 10) | 0;
+    buf[--i] = ZERO + (small - q * 10);
+    small = q;
+  }
+  buf[--i] = ZERO + small;
+  return end;
 }
 
 function writeInt(buf: Uint8Array, pos: number, value: number): number {
@@ -96,11 +104,12 @@ function writeMoney(buf: Uint8Array, pos: number, value: number): number {
     cents = -cents;
   }
   const whole = Math.floor(cents / 100);
-  const frac = cents - whole * 100;
+  const frac = (cents - whole * 100) | 0;
   p = writeUint(buf, p, whole);
+  const tens = (frac / 10) | 0;
   buf[p] = DOT;
-  buf[p + 1] = ZERO + ((frac / 10) | 0);
-  buf[p + 2] = ZERO + (frac % 10);
+  buf[p + 1] = ZERO + tens;
+  buf[p + 2] = ZERO + (frac - tens * 10);
   return p + 3;
 }
 

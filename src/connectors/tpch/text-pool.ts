@@ -17,25 +17,45 @@ import {
   VERB_PHRASES,
   VERBS,
 } from './distributions.js';
-import { RandomStream } from './rng.js';
 
 export const TEXT_POOL_SIZE = 300 * 1024 * 1024;
 const MAX_SENTENCE_LENGTH = 256;
 const TEXT_POOL_SEED = 933588178;
 
-/** A distribution's words flattened into one byte array with offsets, for fast copying. */
-interface WordTable {
-  dist: Distribution;
-  bytes: Uint8Array;
-  offsets: Int32Array;
-}
+/**
+ * Every word of the text distributions in one byte array: word w is bytes[start[w], start[w + 1]).
+ * Each distribution becomes a pick table from a random draw straight to a word id.
+ */
+class Vocabulary {
+  private readonly words: Uint8Array[] = [];
 
-function wordTable(dist: Distribution): WordTable {
-  const offsets = new Int32Array(dist.size + 1);
-  for (let i = 0; i < dist.size; i++) offsets[i + 1] = offsets[i] + dist.bytes[i].length;
-  const bytes = new Uint8Array(offsets[dist.size]);
-  for (let i = 0; i < dist.size; i++) bytes.set(dist.bytes[i], offsets[i]);
-  return { dist, bytes, offsets };
+  add(dist: Distribution): Int32Array {
+    const ids = new Int32Array(dist.size);
+    for (let i = 0; i < dist.size; i++) {
+      ids[i] = this.words.length;
+      this.words.push(dist.bytes[i]);
+    }
+    const table = new Int32Array(dist.totalWeight);
+    let at = 0;
+    for (let i = 0; i < dist.size; i++) for (let k = 0; k < dist.weights[i]; k++) table[at++] = ids[i];
+    return table;
+  }
+
+  /** Pick table of a phrase distribution: draw → syntax index (not a word). */
+  static syntax(dist: Distribution): Int32Array {
+    const table = new Int32Array(dist.totalWeight);
+    let at = 0;
+    for (let i = 0; i < dist.size; i++) for (let k = 0; k < dist.weights[i]; k++) table[at++] = i;
+    return table;
+  }
+
+  layout(): { bytes: Uint8Array; start: Int32Array } {
+    const start = new Int32Array(this.words.length + 1);
+    for (let i = 0; i < this.words.length; i++) start[i + 1] = start[i] + this.words[i].length;
+    const bytes = new Uint8Array(start[this.words.length]);
+    this.words.forEach((w, i) => bytes.set(w, start[i]));
+    return { bytes, start };
+  }
 }
 
 // Phrase syntaxes compiled to token codes, one array per distribution value.
@@ -69,88 +89,88 @@ export function textPoolReady(): boolean {
   return pool !== null;
 }
 
+const MODULUS = 2147483647;
+const TWO_31 = 2147483648;
+
 /** Builds a pool of `size` bytes (dbgen uses TEXT_POOL_SIZE; smaller sizes are for tests). */
 export function buildTextPool(size: number): Uint8Array {
   const buffer = new Uint8Array(new SharedArrayBuffer(size + MAX_SENTENCE_LENGTH));
-  const rng = new RandomStream(TEXT_POOL_SEED, 0x7fffffff);
 
-  const nouns = wordTable(NOUNS);
-  const verbs = wordTable(VERBS);
-  const adjectives = wordTable(ADJECTIVES);
-  const adverbs = wordTable(ADVERBS);
-  const articles = wordTable(ARTICLES);
-  const auxiliaries = wordTable(AUXILIARIES);
-  const prepositions = wordTable(PREPOSITIONS);
-  const terminators = wordTable(TERMINATORS);
+  const vocabulary = new Vocabulary();
+  const nouns = vocabulary.add(NOUNS);
+  const verbs = vocabulary.add(VERBS);
+  const adjectives = vocabulary.add(ADJECTIVES);
+  const adverbs = vocabulary.add(ADVERBS);
+  const articles = vocabulary.add(ARTICLES);
+  const auxiliaries = vocabulary.add(AUXILIARIES);
+  const prepositions = vocabulary.add(PREPOSITIONS);
+  const terminators = vocabulary.add(TERMINATORS);
+  const { bytes: words, start: wordStart } = vocabulary.layout();
+  const grammarPick = Vocabulary.syntax(GRAMMAR);
+  const nounPhrasePick = Vocabulary.syntax(NOUN_PHRASES);
+  const verbPhrasePick = Vocabulary.syntax(VERB_PHRASES);
   const grammar = tokens(GRAMMAR, 2);
   const nounPhrases = tokens(NOUN_PHRASES, 1);
   const verbPhrases = tokens(VERB_PHRASES, 2);
 
-  let length = 0;
+  // The pool's random stream, inlined: a Park–Miller step, then dbgen's draw in [0, n).
+  let seed = TEXT_POOL_SEED;
+  const draw = (table: Int32Array): number => {
+    const p = seed * 16807;
+    const hi = Math.floor(p / TWO_31);
+    let r = hi + (p - hi * TWO_31);
+    if (r >= MODULUS) r -= MODULUS;
+    seed = r;
+    return table[((r / MODULUS) * table.length) | 0];
+  };
 
-  const appendWord = (table: WordTable): void => {
-    const i = table.dist.pick(rng);
-    const words = table.bytes;
-    const end = table.offsets[i + 1];
-    for (let k = table.offsets[i]; k < end; k++) buffer[length++] = words[k];
+  let length = 0;
+  const appendWord = (table: Int32Array): void => {
+    const w = draw(table);
+    const end = wordStart[w + 1];
+    let n = length;
+    for (let k = wordStart[w]; k < end; k++) buffer[n++] = words[k];
+    length = n;
   };
 
   const nounPhrase = (): void => {
-    const syntax = nounPhrases[NOUN_PHRASES.pick(rng)];
+    const syntax = nounPhrases[draw(nounPhrasePick)];
     for (let i = 0; i < syntax.length; i++) {
-      let table: WordTable;
       switch (syntax[i]) {
         case 0x41: // A
-          table = articles;
+          appendWord(articles);
           break;
         case 0x4a: // J
-          table = adjectives;
+          appendWord(adjectives);
           break;
         case 0x44: // D
-          table = adverbs;
+          appendWord(adverbs);
           break;
         case 0x4e: // N
-          table = nouns;
+          appendWord(nouns);
           break;
-        case COMMA:
-          length--;
-          buffer[length++] = COMMA;
+        case COMMA: // replaces the space after the previous word
+          buffer[length - 1] = COMMA;
           buffer[length++] = SPACE;
           continue;
-        case SPACE:
+        default: // a space between tokens
           continue;
-        default:
-          throw new Error(`unknown noun phrase token ${syntax[i]}`);
       }
-      appendWord(table);
       buffer[length++] = SPACE;
     }
   };
 
   const verbPhrase = (): void => {
-    const syntax = verbPhrases[VERB_PHRASES.pick(rng)];
+    const syntax = verbPhrases[draw(verbPhrasePick)];
     for (let i = 0; i < syntax.length; i++) {
-      let table: WordTable;
-      switch (syntax[i]) {
-        case 0x44: // D
-          table = adverbs;
-          break;
-        case 0x56: // V
-          table = verbs;
-          break;
-        case 0x58: // X
-          table = auxiliaries;
-          break;
-        default:
-          throw new Error(`unknown verb phrase token ${syntax[i]}`);
-      }
-      appendWord(table);
+      const t = syntax[i];
+      appendWord(t === 0x44 ? adverbs : t === 0x56 ? verbs : auxiliaries); // D, V, X
       buffer[length++] = SPACE;
     }
   };
 
   while (length < size) {
-    const syntax = grammar[GRAMMAR.pick(rng)];
+    const syntax = grammar[draw(grammarPick)];
     for (let i = 0; i < syntax.length; i++) {
       switch (syntax[i]) {
         case 0x56: // V
@@ -168,12 +188,10 @@ export function buildTextPool(size: number): Uint8Array {
           buffer[length++] = SPACE;
           nounPhrase();
           break;
-        case 0x54: // T: the terminator abuts the previous word
+        default: // T: the terminator abuts the previous word
           length--;
           appendWord(terminators);
           break;
-        default:
-          throw new Error(`unknown grammar token ${syntax[i]}`);
       }
       if (buffer[length - 1] !== SPACE) buffer[length++] = SPACE;
     }

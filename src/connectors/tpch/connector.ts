@@ -1,0 +1,63 @@
+// The `tpch` catalog: schemas `tiny` (scale 0.01) and `sf<n>` for any positive n. Splits are
+// generated on worker threads the first time and cached here (SharedArrayBuffer pages), so later
+// queries scan memory. Split boundaries are fixed per table so cache keys stay stable.
+
+import type { Connector, Split, TableMetadata } from '../catalog.js';
+import type { Page } from '../../data/page.js';
+import { TPCH_TABLE_NAMES, TPCH_TABLES, tpchRowCount, tpchSplits, type TpchTableName } from './index.js';
+
+/** Rows per generated split: small enough to spread over workers, large enough to amortise calls. */
+export const TPCH_SPLIT_ROWS = 1 << 16;
+
+/** Schemas Trino lists; any other `sf<number>` also resolves. */
+const LISTED_SCHEMAS = ['tiny', 'sf1', 'sf100', 'sf300', 'sf1000', 'sf3000', 'sf10000', 'sf30000', 'sf100000'];
+
+export function scaleFactorOf(schema: string): number | undefined {
+  if (schema === 'tiny') return 0.01;
+  const m = /^sf(\d+(?:\.\d+)?)$/u.exec(schema);
+  if (!m) return undefined;
+  const sf = Number(m[1]);
+  return sf > 0 && Number.isFinite(sf) ? sf : undefined;
+}
+
+export class TpchConnector implements Connector {
+  private readonly cache = new Map<string, Page>();
+  private cachedBytes = 0;
+
+  listSchemas(): string[] {
+    return [...LISTED_SCHEMAS];
+  }
+
+  listTables(schema: string): string[] {
+    return scaleFactorOf(schema) === undefined ? [] : [...TPCH_TABLE_NAMES].sort();
+  }
+
+  getTable(schema: string, table: string): TableMetadata | undefined {
+    const sf = scaleFactorOf(schema);
+    if (sf === undefined || !(table in TPCH_TABLES)) return undefined;
+    const t = TPCH_TABLES[table as TpchTableName];
+    const rowCount = table === 'lineitem' ? Math.round(6_000_000 * sf) : tpchRowCount(table as TpchTableName, sf);
+    return { catalog: 'tpch', schema, name: table, columns: t.columns.map((c) => ({ name: c.name, type: c.type })), rowCount };
+  }
+
+  splits(table: TableMetadata): Split[] {
+    const sf = scaleFactorOf(table.schema) as number;
+    return tpchSplits(table.name as TpchTableName, sf, TPCH_SPLIT_ROWS).map((s) => {
+      const cacheKey = `tpch/${sf}/${s.table}/${s.start}/${s.count}`;
+      const cached = this.cache.get(cacheKey);
+      if (cached) return { kind: 'pages', pages: [cached], rows: cached.length };
+      return { kind: 'generated', connector: 'tpch', descriptor: s, rows: table.name === 'lineitem' ? s.count * 4 : table.name === 'partsupp' ? s.count * 4 : s.count, cacheKey };
+    });
+  }
+
+  /** Keeps a generated split's page (all columns) for later scans. */
+  store(cacheKey: string, page: Page, bytes: number): void {
+    if (this.cache.has(cacheKey)) return;
+    this.cache.set(cacheKey, page);
+    this.cachedBytes += bytes;
+  }
+
+  get cacheBytes(): number {
+    return this.cachedBytes;
+  }
+}
