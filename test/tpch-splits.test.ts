@@ -109,8 +109,10 @@ describe('generateTpchSplit at sf0.01', () => {
     const seen = new Set<number>();
     for (const split of tpchSplits('lineitem', 0.01, 1000)) {
       const page = generateTpchSplit(split, [0, 3]);
+      const orderKeys = page.columns[0];
+      if (orderKeys.kind !== 'fixed') throw new Error('expected a fixed column');
       const keys = new Set<number>();
-      for (let r = 0; r < page.length; r++) keys.add(readInt64(page.columns[0].kind === 'fixed' ? (page.columns[0].values as Int32Array) : new Int32Array(0), r));
+      for (let r = 0; r < page.length; r++) keys.add(readInt64(orderKeys.values as Int32Array, r));
       for (const k of keys) {
         expect(seen.has(k)).toBe(false);
         seen.add(k);
