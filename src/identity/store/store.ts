@@ -1,0 +1,380 @@
+// The identity store: LMDB sub-databases for entities and their indexes, plus the write-ahead
+// event log. Every mutation runs synchronously against (committed state + writes still in flight),
+// then goes to LMDB as ONE atomic batch holding the log record and the entity/index writes. lmdb-js
+// groups batches issued in the same event turn into one commit, so concurrent requests share fsyncs;
+// the returned promise resolves only once that commit is durable.
+import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { open, compareKeys, type Database, type Key, type RootDatabase } from 'lmdb';
+import { TABLES, TABLE_NAMES, type TableName, type IndexDef } from './tables.js';
+
+
+export type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'ACTION';
+
+export interface AuthDetails {
+  realmId: string;
+  clientId: string;
+  userId: string;
+  ipAddress: string;
+}
+
+/** A high-level change: [table, key, value] puts, [table, key] deletes, or a directive. */
+export type Change = [TableName, Key, unknown] | [TableName, Key] | ['!clearAdminEvents', string];
+
+export interface LogRecord {
+  seq: number;
+  id: string;
+  time: number;
+  realmId: string;
+  operationType: Operation;
+  resourceType: string;
+  resourcePath: string;
+  /** JSON text with secrets stripped, or undefined. */
+  representation?: string;
+  authDetails?: AuthDetails;
+  /** Whether this record is an admin event the realm chose to record. */
+  visible: boolean;
+  /** Whether the admin event includes the representation (adminEventsDetailsEnabled). */
+  details: boolean;
+  changes: Change[];
+}
+
+export interface EventSpec {
+  operationType: Operation;
+  resourceType: string;
+  resourcePath: string;
+  representation?: unknown;
+}
+
+const DEL = Symbol('deleted');
+type Pending = { key: Key; value: unknown; gen: number };
+
+function keyId(key: Key): string {
+  return JSON.stringify(key);
+}
+
+function hasPrefix(key: Key, prefix: Key[]): boolean {
+  if (!Array.isArray(key)) return prefix.length === 1 && key === prefix[0];
+  if (key.length < prefix.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (key[i] !== prefix[i]) return false;
+  return true;
+}
+
+function prefixRange(prefix: Key[]): { start?: Key; end?: Key } {
+  if (prefix.length === 0) return {};
+  const last = prefix[prefix.length - 1];
+  const end = [...prefix.slice(0, -1), typeof last === 'string' ? last + '\u0000' : (last as number) + 1e-9];
+  return { start: prefix, end };
+}
+
+export class Tx {
+  readonly writes: Array<[string, Key, unknown]> = [];
+  readonly changes: Change[] = [];
+  private readonly local = new Map<string, Map<string, Pending>>();
+  event?: EventSpec;
+  auth?: AuthDetails;
+  realmId = '';
+
+  constructor(private readonly store: IdentityStore) {}
+
+  private localGet(db: string, key: Key): Pending | undefined {
+    return this.local.get(db)?.get(keyId(key));
+  }
+
+  raw(db: string, key: Key): unknown {
+    const p = this.localGet(db, key);
+    if (p) return p.value === DEL ? undefined : p.value;
+    return this.store.rawGet(db, key);
+  }
+
+  get<T>(table: TableName, key: Key): T | undefined {
+    return this.raw(table, key) as T | undefined;
+  }
+
+  lookup(index: string, key: Key): string | undefined {
+    return this.raw(index, key) as string | undefined;
+  }
+
+  /** A raw write to any database (used by replay for the admin event index). */
+  setRaw(db: string, key: Key, value: unknown): void {
+    let m = this.local.get(db);
+    if (!m) this.local.set(db, (m = new Map()));
+    m.set(keyId(key), { key, value, gen: 0 });
+    this.writes.push([db, key, value]);
+  }
+
+  put(table: TableName, key: Key, value: unknown): void {
+    this.apply([table, key, value]);
+  }
+
+  del(table: TableName, key: Key): void {
+    if (this.get(table, key) === undefined) return;
+    this.apply([table, key]);
+  }
+
+  apply(change: Change): void {
+    this.changes.push(change);
+    if (change[0] === '!clearAdminEvents') {
+      for (const { key } of this.range('adminEventIndex', [change[1]])) this.setRaw('adminEventIndex', key, DEL);
+      return;
+    }
+    const [table, key] = change;
+    const def = TABLES[table];
+    const old = this.get(table, key);
+    const next = change.length === 3 ? change[2] : undefined;
+    for (const idx of def.indexes as readonly IndexDef[]) {
+      const oldKeys = old === undefined ? [] : idx.keys(old, key);
+      const newKeys = next === undefined ? [] : idx.keys(next, key);
+      const newIds = new Set(newKeys.map(keyId));
+      const oldIds = new Set(oldKeys.map(keyId));
+      for (const k of oldKeys) if (!newIds.has(keyId(k))) this.setRaw(idx.name, k, DEL);
+      for (const k of newKeys) if (!oldIds.has(keyId(k)) || this.raw(idx.name, k) === undefined) this.setRaw(idx.name, k, key);
+    }
+    this.setRaw(table, key, next === undefined ? DEL : next);
+  }
+
+  /** Entries of a db whose key starts with prefix, in key order, seeing this transaction's writes. */
+  range(db: string, prefix: Key[], opts: { reverse?: boolean } = {}): Array<{ key: Key; value: unknown }> {
+    const base = this.store.rangeMerged(db, prefix, opts.reverse ?? false);
+    const mine = this.local.get(db);
+    if (!mine || mine.size === 0) return base;
+    const merged = new Map<string, { key: Key; value: unknown }>();
+    for (const e of base) merged.set(keyId(e.key), e);
+    for (const p of mine.values()) {
+      if (!hasPrefix(p.key, prefix)) continue;
+      if (p.value === DEL) merged.delete(keyId(p.key));
+      else merged.set(keyId(p.key), { key: p.key, value: p.value });
+    }
+    const out = [...merged.values()].sort((a, b) => compareKeys(a.key, b.key));
+    if (opts.reverse) out.reverse();
+    return out;
+  }
+
+  /** Records the admin event for this change (one per request). */
+  record(spec: EventSpec): void {
+    this.event = spec;
+  }
+}
+
+export interface StoreOptions {
+  dataDir: string;
+}
+
+export class IdentityStore {
+  readonly root: RootDatabase;
+  private readonly dbs = new Map<string, Database>();
+  private readonly overlay = new Map<string, Map<string, Pending>>();
+  private gen = 0;
+  private nextSeq: number;
+  /** Bumped on every issued write; read caches key on it. */
+  version = 0;
+  readonly path: string;
+
+  static open(opts: StoreOptions): IdentityStore {
+    return new IdentityStore(opts);
+  }
+
+  private constructor(opts: StoreOptions) {
+    this.path = join(opts.dataDir, 'identity');
+    mkdirSync(this.path, { recursive: true });
+    this.root = open({ path: this.path, maxDbs: 64, mapSize: 2 ** 34 });
+    const names = ['log', 'adminEventIndex', 'userEvents', ...TABLE_NAMES];
+    for (const t of TABLE_NAMES) for (const i of TABLES[t].indexes) names.push(i.name);
+    for (const n of names) this.dbs.set(n, this.root.openDB({ name: n, cache: n !== 'log' && n !== 'userEvents' }));
+    const last = Array.from(this.db('log').getKeys({ reverse: true, limit: 1 }))[0];
+    this.nextSeq = typeof last === 'number' ? last + 1 : 1;
+  }
+
+  db(name: string): Database {
+    const d = this.dbs.get(name);
+    if (!d) throw new Error(`no database ${name}`);
+    return d;
+  }
+
+  /** Names of the entity and index databases (everything the log can rebuild). */
+  derivedDbNames(): string[] {
+    return [...this.dbs.keys()].filter((n) => n !== 'log' && n !== 'userEvents');
+  }
+
+  rawGet(db: string, key: Key): unknown {
+    const p = this.overlay.get(db)?.get(keyId(key));
+    if (p) return p.value === DEL ? undefined : p.value;
+    return this.db(db).get(key);
+  }
+
+  get<T>(table: TableName, key: Key): T | undefined {
+    return this.rawGet(table, key) as T | undefined;
+  }
+
+  lookup(index: string, key: Key): string | undefined {
+    return this.rawGet(index, key) as string | undefined;
+  }
+
+  rangeMerged(db: string, prefix: Key[], reverse = false, limit?: number): Array<{ key: Key; value: unknown }> {
+    const { start, end } = prefixRange(prefix);
+    const pend = this.overlay.get(db);
+    if (!pend || pend.size === 0) {
+      const r: { start?: Key; end?: Key; reverse?: boolean } = reverse ? { reverse: true } : {};
+      if (reverse) {
+        if (end !== undefined) r.start = end;
+        if (start !== undefined) r.end = start;
+      } else {
+        if (start !== undefined) r.start = start;
+        if (end !== undefined) r.end = end;
+      }
+      return Array.from(this.db(db).getRange({ ...r, ...(limit !== undefined ? { limit } : {}) }), (e) => ({ key: e.key, value: e.value }));
+    }
+    const merged = new Map<string, { key: Key; value: unknown }>();
+    for (const e of this.db(db).getRange(start === undefined ? {} : { start, end: end! })) merged.set(keyId(e.key), { key: e.key, value: e.value });
+    for (const p of pend.values()) {
+      if (!hasPrefix(p.key, prefix)) continue;
+      if (p.value === DEL) merged.delete(keyId(p.key));
+      else merged.set(keyId(p.key), { key: p.key, value: p.value });
+    }
+    let out = [...merged.values()].sort((a, b) => compareKeys(a.key, b.key));
+    if (reverse) out.reverse();
+    if (limit !== undefined) out = out.slice(0, limit);
+    return out;
+  }
+
+  range(db: string, prefix: Key[], opts: { reverse?: boolean; limit?: number } = {}): Array<{ key: Key; value: unknown }> {
+    return this.rangeMerged(db, prefix, opts.reverse ?? false, opts.limit);
+  }
+
+  /**
+   * Runs fn against the current state; if it returns without throwing, its changes and one log
+   * record go to LMDB as one atomic batch. Resolves with fn's result once the commit is durable.
+   */
+  write<T>(auth: AuthDetails | undefined, fn: (tx: Tx) => T): Promise<T> {
+    const tx = new Tx(this);
+    if (auth) tx.auth = auth;
+    let result: T;
+    try {
+      result = fn(tx);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    if (tx.changes.length === 0) return Promise.resolve(result);
+    return this.commit(tx).then(() => result);
+  }
+
+  private commit(tx: Tx): Promise<void> {
+    const realmId = tx.realmId;
+    const realm = realmId ? tx.get<{ adminEventsEnabled?: boolean; adminEventsDetailsEnabled?: boolean }>('realms', realmId) : undefined;
+    const ev = tx.event;
+    const record: LogRecord = {
+      seq: this.nextSeq++,
+      id: randomUUID(),
+      time: Date.now(),
+      realmId,
+      operationType: ev?.operationType ?? 'ACTION',
+      resourceType: ev?.resourceType ?? 'INTERNAL',
+      resourcePath: ev?.resourcePath ?? '',
+      visible: !!ev && !!realm?.adminEventsEnabled,
+      details: !!realm?.adminEventsDetailsEnabled,
+      changes: tx.changes,
+    };
+    if (ev?.representation !== undefined) record.representation = JSON.stringify(ev.representation);
+    if (tx.auth) record.authDetails = tx.auth;
+    return this.issue(tx.writes, record);
+  }
+
+  private issue(writes: Array<[string, Key, unknown]>, record: LogRecord | null): Promise<void> {
+    const gen = ++this.gen;
+    this.version++;
+    const mine: Array<[Map<string, Pending>, string]> = [];
+    for (const [db, key, value] of writes) {
+      let m = this.overlay.get(db);
+      if (!m) this.overlay.set(db, (m = new Map()));
+      const id = keyId(key);
+      m.set(id, { key, value, gen });
+      mine.push([m, id]);
+    }
+    if (record?.visible) {
+      mine.push(...this.pendingIndex('adminEventIndex', [record.realmId, record.seq], record.seq, gen));
+    }
+    const p = this.root.batch(() => {
+      if (record) {
+        this.db('log').put(record.seq, record);
+        if (record.visible) this.db('adminEventIndex').put([record.realmId, record.seq], record.seq);
+      }
+      for (const [db, key, value] of writes) {
+        if (value === DEL) this.db(db).remove(key);
+        else this.db(db).put(key, value);
+      }
+    });
+    const cleanup = () => {
+      for (const [m, id] of mine) if (m.get(id)?.gen === gen) m.delete(id);
+    };
+    return p.then(
+      () => cleanup(),
+      (err: unknown) => {
+        cleanup();
+        throw err;
+      },
+    );
+  }
+
+  private pendingIndex(db: string, key: Key, value: unknown, gen: number): Array<[Map<string, Pending>, string]> {
+    let m = this.overlay.get(db);
+    if (!m) this.overlay.set(db, (m = new Map()));
+    const id = keyId(key);
+    m.set(id, { key, value, gen });
+    return [[m, id]];
+  }
+
+  /** All log records of a realm's visible admin events, newest first unless asc. */
+  adminEventSeqs(realmId: string, reverse: boolean): number[] {
+    return this.range('adminEventIndex', [realmId], { reverse }).map((e) => e.value as number);
+  }
+
+  logRecord(seq: number): LogRecord | undefined {
+    return this.db('log').get(seq) as LogRecord | undefined;
+  }
+
+  lastSeq(): number {
+    return this.nextSeq - 1;
+  }
+
+  /** Waits until every write issued so far is committed. */
+  async settle(): Promise<void> {
+    await this.root.committed;
+    await this.root.flushed;
+  }
+
+  /** Drops every entity and index database and replays the log into them. */
+  async rebuildFromLog(): Promise<{ events: number }> {
+    await this.settle();
+    for (const n of this.derivedDbNames()) await this.db(n).clearAsync();
+    this.overlay.clear();
+    let events = 0;
+    let tx = new Tx(this);
+    const flush = async () => {
+      if (tx.writes.length) await this.issue(tx.writes, null);
+      tx = new Tx(this);
+    };
+    for (const { value } of this.db('log').getRange({})) {
+      const rec = value as LogRecord;
+      for (const c of rec.changes) tx.apply(c);
+      if (rec.visible) tx.setRaw('adminEventIndex', [rec.realmId, rec.seq], rec.seq);
+      events++;
+      if (tx.writes.length > 20_000) await flush();
+    }
+    await flush();
+    await this.settle();
+    return { events };
+  }
+
+  /** Every derived database as [name, entries], for comparing states. */
+  dump(): Record<string, Array<[Key, unknown]>> {
+    const out: Record<string, Array<[Key, unknown]>> = {};
+    for (const n of this.derivedDbNames()) out[n] = Array.from(this.db(n).getRange({}), (e): [Key, unknown] => [e.key, e.value]);
+    return out;
+  }
+
+  async close(): Promise<void> {
+    await this.settle();
+    await this.root.close();
+  }
+}
