@@ -5,7 +5,8 @@ NPM ?= npm
 .PHONY: run test test-full build install clean bench native-bench
 
 node_modules/.install-stamp: package.json package-lock.json
-	$(NPM) ci --no-audit --no-fund || $(NPM) install --no-audit --no-fund
+	@# npm 11 records only this platform's optional binaries in the lockfile, so `npm ci` refuses it; install instead.
+	$(NPM) install --no-audit --no-fund
 	@touch $@
 
 install: node_modules/.install-stamp

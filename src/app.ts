@@ -5,6 +5,7 @@ import { Router } from './http/router.js';
 import { listen, type HttpServer } from './http/server.js';
 import { NodeHealth } from './coordinator/node-health.js';
 import { registerNodeRoutes } from './coordinator/node-resource.js';
+import { registerCoordinator } from './coordinator/index.js';
 import { createLogger, type Logger } from './util/logger.js';
 
 export interface App {
@@ -40,6 +41,7 @@ export async function createApp(config: Config, logger: Logger = createLogger({ 
 
   // ── Subsystem routes: one line each (coordinator, identity, ...). Keep this block short. ──────
   registerNodeRoutes(router, health, () => baseUrl, { version: VERSION, environment: config.environment, nodeId: 'coordinator' });
+  registerCoordinator({ router, logger, workers: config.workers, queryMaxMemoryBytes: config.queryMaxMemoryBytes, queryClientTimeoutMs: config.queryClientTimeoutMs, version: VERSION, nodeUri: () => baseUrl, onClose: ctx.onClose });
   // ── end of subsystem routes ───────────────────────────────────────────────────────────────────
 
   const server = await listen(router, {

@@ -1,0 +1,85 @@
+// The `system` catalog: runtime.nodes, runtime.queries and runtime.tasks, read from the coordinator
+// through a provider at scan time (rows are materialised on the main thread; these tables are small).
+
+import { BIGINT, BOOLEAN, TIMESTAMP, VARCHAR, type SqlType } from '../data/types.js';
+import type { ColumnMetadata, Connector, Split, TableMetadata } from './catalog.js';
+import { pageFromRows } from './rows.js';
+
+export interface SystemDataProvider {
+  nodes(): unknown[][];
+  queries(): unknown[][];
+  tasks(): unknown[][];
+}
+
+const col = (name: string, type: SqlType): ColumnMetadata => ({ name, type });
+
+export const SYSTEM_TABLES: Record<string, Record<string, ColumnMetadata[]>> = {
+  runtime: {
+    nodes: [col('node_id', VARCHAR), col('http_uri', VARCHAR), col('node_version', VARCHAR), col('coordinator', BOOLEAN), col('state', VARCHAR)],
+    queries: [
+      col('query_id', VARCHAR),
+      col('state', VARCHAR),
+      col('user', VARCHAR),
+      col('source', VARCHAR),
+      col('query', VARCHAR),
+      col('queued_time_ms', BIGINT),
+      col('analysis_time_ms', BIGINT),
+      col('planning_time_ms', BIGINT),
+      col('created', TIMESTAMP),
+      col('started', TIMESTAMP),
+      col('last_heartbeat', TIMESTAMP),
+      col('end', TIMESTAMP),
+      col('error_type', VARCHAR),
+      col('error_code', VARCHAR),
+    ],
+    tasks: [
+      col('node_id', VARCHAR),
+      col('task_id', VARCHAR),
+      col('stage_id', VARCHAR),
+      col('query_id', VARCHAR),
+      col('state', VARCHAR),
+      col('splits', BIGINT),
+      col('queued_splits', BIGINT),
+      col('running_splits', BIGINT),
+      col('completed_splits', BIGINT),
+      col('split_scheduled_time_ms', BIGINT),
+      col('split_cpu_time_ms', BIGINT),
+      col('split_blocked_time_ms', BIGINT),
+      col('raw_input_bytes', BIGINT),
+      col('raw_input_rows', BIGINT),
+      col('processed_input_bytes', BIGINT),
+      col('processed_input_rows', BIGINT),
+      col('output_bytes', BIGINT),
+      col('output_rows', BIGINT),
+      col('physical_input_bytes', BIGINT),
+      col('physical_written_bytes', BIGINT),
+      col('created', TIMESTAMP),
+      col('start', TIMESTAMP),
+      col('last_heartbeat', TIMESTAMP),
+      col('end', TIMESTAMP),
+    ],
+  },
+};
+
+export class SystemConnector implements Connector {
+  constructor(private readonly provider: SystemDataProvider) {}
+
+  listSchemas(): string[] {
+    return Object.keys(SYSTEM_TABLES);
+  }
+
+  listTables(schema: string): string[] {
+    return Object.keys(SYSTEM_TABLES[schema] ?? {}).sort();
+  }
+
+  getTable(schema: string, table: string): TableMetadata | undefined {
+    const columns = SYSTEM_TABLES[schema]?.[table];
+    return columns ? { catalog: 'system', schema, name: table, columns, rowCount: 100 } : undefined;
+  }
+
+  splits(table: TableMetadata): Split[] {
+    const rows = table.name === 'nodes' ? this.provider.nodes() : table.name === 'queries' ? this.provider.queries() : this.provider.tasks();
+    const page = pageFromRows(table.columns.map((c) => c.type), rows);
+    return [{ kind: 'pages', pages: [page], rows: page.length }];
+  }
+}

@@ -1,0 +1,114 @@
+// The coordinator face: catalogs, the worker pool, the query manager, and the statement, query
+// and task resources. (The node resource is registered separately by the app.)
+
+import { CatalogRegistry } from '../connectors/catalog.js';
+import { SystemConnector } from '../connectors/system.js';
+import { TpchConnector } from '../connectors/tpch/connector.js';
+import { WorkerPool } from '../exec/pool.js';
+import type { RouteRegistry } from '../http/types.js';
+import type { Logger } from '../util/logger.js';
+import { QueryManager } from './query-manager.js';
+import { registerQueryRoutes } from './query-resource.js';
+import { StandaloneTasks } from './standalone-tasks.js';
+import { registerStatementRoutes } from './statement-resource.js';
+import { registerTaskRoutes } from './task-resource.js';
+
+export interface CoordinatorOptions {
+  readonly router: RouteRegistry;
+  readonly logger: Logger;
+  readonly workers: number;
+  readonly queryMaxMemoryBytes: number;
+  readonly queryClientTimeoutMs: number;
+  readonly version: string;
+  /** The node's own URI (known once the server listens). */
+  readonly nodeUri: () => string;
+  onClose(hook: () => void | Promise<void>): void;
+}
+
+export interface Coordinator {
+  readonly manager: QueryManager;
+  readonly catalogs: CatalogRegistry;
+  readonly pool: WorkerPool;
+  readonly tpch: TpchConnector;
+}
+
+export function registerCoordinator(options: CoordinatorOptions): Coordinator {
+  const pool = new WorkerPool(options.workers);
+  const tpch = new TpchConnector();
+  const catalogs = new CatalogRegistry();
+  let manager: QueryManager | undefined;
+  catalogs.register('tpch', tpch);
+  catalogs.register(
+    'system',
+    new SystemConnector({
+      nodes: () => [['coordinator', options.nodeUri(), options.version, true, 'active']],
+      queries: () =>
+        (manager?.list() ?? []).map((q) => [
+          q.id,
+          q.state,
+          q.session.user,
+          q.session.source ?? null,
+          q.sql,
+          (q.planningStartTime ?? Date.now()) - q.createTime,
+          q.planningEndTime !== undefined && q.planningStartTime !== undefined ? q.planningEndTime - q.planningStartTime : null,
+          q.planningEndTime !== undefined && q.planningStartTime !== undefined ? q.planningEndTime - q.planningStartTime : null,
+          q.createTime,
+          q.executionStartTime ?? null,
+          q.lastHeartbeat,
+          q.endTime ?? null,
+          q.error?.errorType ?? null,
+          q.error?.errorName ?? null,
+        ]),
+      tasks: () =>
+        (manager?.list() ?? []).flatMap((q) =>
+          (q.execution?.tasks ?? []).map((t) => {
+            const out = t.operatorStats[t.operatorStats.length - 1];
+            return [
+              'coordinator',
+              t.taskId,
+              `${q.id}.${t.stageId}`,
+              q.id,
+              t.state,
+              t.totalDrivers,
+              t.queuedDrivers,
+              t.runningDrivers,
+              t.completedDrivers,
+              Math.round(t.scheduledNanos / 1e6),
+              Math.round(t.cpuNanos / 1e6),
+              Math.round(t.blockedNanos / 1e6),
+              t.rawInputBytes,
+              t.rawInputRows,
+              t.operatorStats[0]?.outputBytes ?? 0,
+              t.operatorStats[0]?.outputPositions ?? 0,
+              out?.outputBytes ?? 0,
+              out?.outputPositions ?? 0,
+              t.fragment.source.kind === 'scan' ? t.rawInputBytes : 0,
+              0,
+              t.createTime,
+              t.startTime ?? null,
+              t.lastHeartbeat,
+              t.endTime ?? null,
+            ];
+          }),
+        ),
+    }),
+  );
+  manager = new QueryManager({
+    catalogs,
+    pool,
+    tpch,
+    logger: options.logger,
+    memoryLimitBytes: options.queryMaxMemoryBytes,
+    clientTimeoutMs: options.queryClientTimeoutMs,
+  });
+  const textPool = (): Promise<Uint8Array> => (manager as QueryManager).sharedTextPool();
+  const standalone = new StandaloneTasks(catalogs, { pool, tpch, textPool, memoryLimitBytes: options.queryMaxMemoryBytes });
+  registerStatementRoutes(options.router, manager);
+  registerQueryRoutes(options.router, manager);
+  registerTaskRoutes(options.router, manager, standalone);
+  options.onClose(async () => {
+    manager?.close();
+    await pool.close();
+  });
+  return { manager, catalogs, pool, tpch };
+}

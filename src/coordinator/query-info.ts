@@ -1,0 +1,423 @@
+// Rendering queries and tasks for the wire: StatementStats (with the StageStats tree), QueryInfo,
+// BasicQueryInfo and TaskInfo, all from the counters the tasks and operators really kept.
+
+import { formatDataSize, formatDuration, isoTimestamp } from '../util/wire-format.js';
+import type { OperatorStats } from '../exec/metrics.js';
+import type { Query } from './query.js';
+import type { SqlTask, TaskState } from './task.js';
+
+const nanosToMillis = (n: number): number => Math.round(n / 1e6);
+const nanosDuration = (n: number): string => formatDuration(n / 1e6);
+
+function stageState(task: SqlTask | undefined, queryState: string): string {
+  if (!task) return queryState === 'FAILED' ? 'FAILED' : 'PLANNED';
+  const map: Record<TaskState, string> = {
+    PLANNED: 'PLANNED',
+    RUNNING: task.runningDrivers > 0 ? 'RUNNING' : 'SCHEDULED',
+    FLUSHING: 'RUNNING',
+    FINISHED: 'FINISHED',
+    CANCELED: 'CANCELED',
+    ABORTED: 'ABORTED',
+    FAILED: 'FAILED',
+  };
+  return map[task.state];
+}
+
+function stageStats(query: Query, stageId: number): Record<string, unknown> {
+  const execution = query.execution;
+  const task = execution?.task(stageId);
+  const stage = execution?.plan.stages.find((s) => s.stageId === stageId);
+  const state = stageState(task, query.state);
+  const done = ['FINISHED', 'CANCELED', 'ABORTED', 'FAILED'].includes(state);
+  return {
+    stageId: String(stageId),
+    state,
+    done,
+    nodes: task ? 1 : 0,
+    totalSplits: task?.totalDrivers ?? 0,
+    queuedSplits: task?.queuedDrivers ?? 0,
+    runningSplits: task?.runningDrivers ?? 0,
+    completedSplits: task?.completedDrivers ?? 0,
+    cpuTimeMillis: nanosToMillis(task?.cpuNanos ?? 0),
+    wallTimeMillis: nanosToMillis(task?.scheduledNanos ?? 0),
+    processedRows: task?.rawInputRows ?? 0,
+    processedBytes: task?.rawInputBytes ?? 0,
+    physicalInputBytes: stage?.fragment.source.kind === 'scan' ? (task?.rawInputBytes ?? 0) : 0,
+    failedTasks: task?.state === 'FAILED' ? 1 : 0,
+    coordinatorOnly: false,
+    subStages: (stage?.children ?? []).map((c) => stageStats(query, c)),
+  };
+}
+
+function sum(tasks: readonly SqlTask[], f: (t: SqlTask) => number): number {
+  return tasks.reduce((n, t) => n + f(t), 0);
+}
+
+function leafTasks(query: Query): SqlTask[] {
+  const execution = query.execution;
+  if (!execution) return [];
+  return execution.tasks.filter((t) => t.fragment.source.kind === 'scan');
+}
+
+export function statementStats(query: Query): Record<string, unknown> {
+  const tasks = query.execution?.tasks ?? [];
+  const leaves = leafTasks(query);
+  const now = query.endTime ?? Date.now();
+  const totalSplits = sum(tasks, (t) => t.totalDrivers);
+  const completedSplits = sum(tasks, (t) => t.completedDrivers);
+  const scheduled = tasks.length > 0 && tasks.every((t) => t.state !== 'PLANNED');
+  const stats: Record<string, unknown> = {
+    state: query.state,
+    queued: query.state === 'QUEUED',
+    scheduled,
+    nodes: tasks.length > 0 ? 1 : 0,
+    totalSplits,
+    queuedSplits: sum(tasks, (t) => t.queuedDrivers),
+    runningSplits: sum(tasks, (t) => t.runningDrivers),
+    completedSplits,
+    cpuTimeMillis: nanosToMillis(sum(tasks, (t) => t.cpuNanos)),
+    wallTimeMillis: nanosToMillis(sum(tasks, (t) => t.scheduledNanos)),
+    queuedTimeMillis: (query.planningStartTime ?? now) - query.createTime,
+    elapsedTimeMillis: now - query.createTime,
+    processedRows: sum(leaves, (t) => t.rawInputRows),
+    processedBytes: sum(leaves, (t) => t.rawInputBytes),
+    physicalInputBytes: sum(leaves, (t) => t.rawInputBytes),
+    peakMemoryBytes: sum(tasks, (t) => t.peakMemoryBytes + t.outputBuffer.peakBufferedBytes),
+    spilledBytes: 0,
+  };
+  if (scheduled && totalSplits > 0) stats.progressPercentage = Math.min(100, (completedSplits * 100) / totalSplits);
+  if (query.execution) stats.rootStage = stageStats(query, 0);
+  return stats;
+}
+
+function distribution(values: readonly number[]): Record<string, number> {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (p: number): number => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] : Number.NaN);
+  return {
+    maxError: 0,
+    count: sorted.length,
+    total: sorted.reduce((a, b) => a + b, 0),
+    p01: at(0.01),
+    p05: at(0.05),
+    p10: at(0.1),
+    p25: at(0.25),
+    p50: at(0.5),
+    p75: at(0.75),
+    p90: at(0.9),
+    p95: at(0.95),
+    p99: at(0.99),
+    min: sorted.length ? sorted[0] : Number.NaN,
+    max: sorted.length ? sorted[sorted.length - 1] : Number.NaN,
+  };
+}
+
+function operatorSummary(s: OperatorStats, pipelineId: number, info?: Record<string, unknown>): Record<string, unknown> {
+  return {
+    pipelineId,
+    operatorId: s.operatorId,
+    planNodeId: String(s.operatorId),
+    operatorType: s.operatorType,
+    totalDrivers: 1,
+    addInputCalls: s.addInputCalls,
+    addInputWall: nanosDuration(s.addInputNanos),
+    addInputCpu: nanosDuration(s.addInputNanos),
+    addInputUser: nanosDuration(s.addInputNanos),
+    inputDataSize: formatDataSize(s.inputBytes),
+    inputPositions: s.inputPositions,
+    getOutputCalls: s.getOutputCalls,
+    getOutputWall: nanosDuration(s.getOutputNanos),
+    getOutputCpu: nanosDuration(s.getOutputNanos),
+    getOutputUser: nanosDuration(s.getOutputNanos),
+    outputDataSize: formatDataSize(s.outputBytes),
+    outputPositions: s.outputPositions,
+    blockedWall: '0.00ns',
+    finishCalls: s.finishCalls,
+    finishWall: nanosDuration(s.finishNanos),
+    finishCpu: nanosDuration(s.finishNanos),
+    finishUser: nanosDuration(s.finishNanos),
+    memoryReservation: formatDataSize(0),
+    peakUserMemoryReservation: formatDataSize(s.peakMemoryBytes),
+    ...(info ? { info } : {}),
+  };
+}
+
+function exchangeInfo(task: SqlTask, query: Query | undefined, baseUrl: string): Record<string, unknown> {
+  const children = query?.execution?.plan.stages.find((s) => s.stageId === task.stageId)?.children ?? [];
+  const upstream = children.map((c) => query?.execution?.task(c)).filter((t): t is SqlTask => t !== undefined);
+  const pages = upstream.reduce((n, t) => n + t.outputBuffer.pagesAdded, 0);
+  const bytes = upstream.reduce((n, t) => n + t.outputBuffer.bytesAdded, 0);
+  return {
+    '@type': 'directExchangeClientStatus',
+    bufferedBytes: upstream.reduce((n, t) => n + t.outputBuffer.bufferedBytes, 0),
+    maxBufferedBytes: upstream.reduce((n, t) => n + t.outputBuffer.peakBufferedBytes, 0),
+    averageBytesPerRequest: pages > 0 ? Math.round(bytes / pages) : 0,
+    successfulRequestsCount: pages,
+    bufferedPages: upstream.reduce((n, t) => n + t.outputBuffer.bufferedPages, 0),
+    noMoreLocations: true,
+    pageBufferClientStatuses: upstream.map((t) => ({
+      uri: `${baseUrl}/v1/task/${t.taskId}/results/0`,
+      state: t.outputBuffer.isFinished ? 'closed' : 'running',
+      lastUpdate: isoTimestamp(t.endTime ?? Date.now()),
+      pagesReceived: t.outputBuffer.pagesAdded,
+      rowsReceived: t.outputBuffer.rowsAdded,
+      requestsScheduled: t.outputBuffer.pagesAdded,
+      requestsCompleted: t.outputBuffer.pagesAdded,
+      requestsFailed: 0,
+      httpRequestState: 'not scheduled',
+    })),
+  };
+}
+
+export function taskStats(task: SqlTask, query?: Query, baseUrl = ''): Record<string, unknown> {
+  const now = task.endTime ?? Date.now();
+  const source = task.operatorStats[0];
+  const output = task.operatorStats[task.operatorStats.length - 1];
+  const processedRows = source?.outputPositions ?? 0;
+  const processedBytes = source?.outputBytes ?? 0;
+  const elapsed = formatDuration(now - task.createTime);
+  const queued = formatDuration((task.startTime ?? now) - task.createTime);
+  const operatorSummaries = task.operatorStats.map((s, i) => operatorSummary(s, 0, i === 0 && s.operatorType === 'ExchangeOperator' ? exchangeInfo(task, query, baseUrl) : undefined));
+  const pipeline = {
+    pipelineId: 0,
+    firstStartTime: task.startTime ? isoTimestamp(task.startTime) : undefined,
+    lastEndTime: task.endTime ? isoTimestamp(task.endTime) : undefined,
+    inputPipeline: true,
+    outputPipeline: true,
+    totalDrivers: task.totalDrivers,
+    queuedDrivers: task.queuedDrivers,
+    queuedPartitionedDrivers: task.queuedDrivers,
+    runningDrivers: task.runningDrivers,
+    runningPartitionedDrivers: task.runningDrivers,
+    blockedDrivers: 0,
+    completedDrivers: task.completedDrivers,
+    memoryReservation: formatDataSize(task.memoryReservation()),
+    revocableMemoryReservation: '0B',
+    queuedTime: distribution([]),
+    elapsedTime: distribution(task.driverMillis),
+    totalScheduledTime: nanosDuration(task.scheduledNanos),
+    totalCpuTime: nanosDuration(task.cpuNanos),
+    totalBlockedTime: nanosDuration(task.blockedNanos),
+    fullyBlocked: false,
+    blockedReasons: [],
+    rawInputDataSize: formatDataSize(task.rawInputBytes),
+    rawInputPositions: task.rawInputRows,
+    processedInputDataSize: formatDataSize(processedBytes),
+    processedInputPositions: processedRows,
+    outputDataSize: formatDataSize(output?.outputBytes ?? 0),
+    outputPositions: output?.outputPositions ?? 0,
+    physicalWrittenDataSize: '0B',
+    operatorSummaries,
+    drivers: [],
+  };
+  return {
+    createTime: isoTimestamp(task.createTime),
+    ...(task.startTime !== undefined ? { firstStartTime: isoTimestamp(task.startTime), startTime: isoTimestamp(task.startTime) } : {}),
+    ...(task.endTime !== undefined ? { lastEndTime: isoTimestamp(task.endTime), endTime: isoTimestamp(task.endTime) } : {}),
+    elapsedTime: elapsed,
+    queuedTime: queued,
+    totalDrivers: task.totalDrivers,
+    queuedDrivers: task.queuedDrivers,
+    runningDrivers: task.runningDrivers,
+    blockedDrivers: 0,
+    completedDrivers: task.completedDrivers,
+    cumulativeUserMemory: 0,
+    userMemoryReservation: formatDataSize(task.memoryReservation()),
+    memoryReservation: formatDataSize(task.memoryReservation()),
+    peakUserMemoryReservation: formatDataSize(task.peakMemoryBytes),
+    totalScheduledTime: nanosDuration(task.scheduledNanos),
+    totalCpuTime: nanosDuration(task.cpuNanos),
+    totalBlockedTime: nanosDuration(task.blockedNanos),
+    fullyBlocked: false,
+    blockedReasons: [],
+    rawInputDataSize: formatDataSize(task.rawInputBytes),
+    rawInputPositions: task.rawInputRows,
+    processedInputDataSize: formatDataSize(processedBytes),
+    processedInputPositions: processedRows,
+    outputDataSize: formatDataSize(output?.outputBytes ?? 0),
+    outputPositions: output?.outputPositions ?? 0,
+    physicalWrittenDataSize: '0B',
+    pipelines: task.operatorStats.length > 0 || task.totalDrivers > 0 ? [pipeline] : [],
+  };
+}
+
+export function taskInfo(task: SqlTask, baseUrl: string, query?: Query): Record<string, unknown> {
+  const buffer = task.outputBuffer;
+  const self = `${baseUrl}/v1/task/${task.taskId}`;
+  return {
+    taskId: task.taskId,
+    taskInstanceId: task.taskInstanceId,
+    version: task.version,
+    state: task.state,
+    self,
+    lastHeartbeat: isoTimestamp(task.lastHeartbeat),
+    taskStatus: {
+      taskId: task.taskId,
+      taskInstanceId: task.taskInstanceId,
+      version: task.version,
+      state: task.state,
+      self,
+      nodeId: 'coordinator',
+      failures: task.failure ? [failureInfo(task.failure)] : [],
+      queuedPartitionedDrivers: task.queuedDrivers,
+      runningPartitionedDrivers: task.runningDrivers,
+      memoryReservation: formatDataSize(task.memoryReservation()),
+      peakMemoryReservation: formatDataSize(task.peakMemoryBytes),
+    },
+    outputBuffers: {
+      type: 'PARTITIONED',
+      state: buffer.state,
+      canAddBuffers: false,
+      canAddPages: !buffer.isFinished,
+      totalBufferedBytes: buffer.bufferedBytes,
+      totalBufferedPages: buffer.bufferedPages,
+      totalRowsSent: buffer.rowsAdded,
+      totalPagesSent: buffer.pagesSent,
+      masterSequenceId: buffer.sequence,
+      pagesAdded: buffer.pagesAdded,
+      buffers: [{ bufferId: buffer.bufferId, finished: buffer.state === 'FINISHED', bufferedPages: buffer.bufferedPages, pagesSent: buffer.pagesSent }],
+    },
+    noMoreSplits: task.noMoreSplits && task.fragment.source.kind === 'scan' ? ['0'] : [],
+    stats: taskStats(task, query, baseUrl),
+    failures: task.failure ? [failureInfo(task.failure)] : [],
+    outputs: {},
+    needsPlan: false,
+  };
+}
+
+function failureInfo(e: Error): Record<string, unknown> {
+  return { type: e.name === 'EngineError' ? 'io.trino.spi.TrinoException' : 'java.lang.RuntimeException', message: e.message, suppressed: [], stack: [] };
+}
+
+function sessionOf(query: Query): Record<string, unknown> {
+  const s = query.session;
+  return {
+    queryId: query.id,
+    user: s.user,
+    source: s.source,
+    catalog: s.catalog,
+    schema: s.schema,
+    timeZoneKey: 0,
+    timeZone: s.timeZone ?? 'UTC',
+    locale: 'en_US',
+    remoteUserAddress: s.remoteUserAddress,
+    userAgent: s.userAgent,
+    clientInfo: s.clientInfo,
+    clientTags: [],
+    clientCapabilities: [],
+    startTime: s.startTime,
+    systemProperties: s.properties,
+    catalogProperties: {},
+    preparedStatements: {},
+    protocolName: s.headerPrefix === 'X-Presto-' ? 'presto' : s.headerPrefix === 'X-Trino-' ? 'trino' : 'engine',
+  };
+}
+
+function queryStats(query: Query): Record<string, unknown> {
+  const tasks = query.execution?.tasks ?? [];
+  const leaves = leafTasks(query);
+  const now = query.endTime ?? Date.now();
+  const root = query.execution?.rootTask;
+  return {
+    createTime: isoTimestamp(query.createTime),
+    ...(query.executionStartTime !== undefined ? { executionStartTime: isoTimestamp(query.executionStartTime) } : {}),
+    lastHeartbeat: isoTimestamp(query.lastHeartbeat),
+    ...(query.endTime !== undefined ? { endTime: isoTimestamp(query.endTime) } : {}),
+    elapsedTime: formatDuration(now - query.createTime),
+    queuedTime: formatDuration((query.planningStartTime ?? now) - query.createTime),
+    analysisTime: formatDuration((query.planningEndTime ?? now) - (query.planningStartTime ?? now)),
+    planningTime: formatDuration((query.planningEndTime ?? now) - (query.planningStartTime ?? now)),
+    executionTime: formatDuration(now - (query.executionStartTime ?? now)),
+    totalTasks: tasks.length,
+    runningTasks: tasks.filter((t) => !t.done).length,
+    completedTasks: tasks.filter((t) => t.done).length,
+    totalDrivers: sum(tasks, (t) => t.totalDrivers),
+    queuedDrivers: sum(tasks, (t) => t.queuedDrivers),
+    runningDrivers: sum(tasks, (t) => t.runningDrivers),
+    blockedDrivers: 0,
+    completedDrivers: sum(tasks, (t) => t.completedDrivers),
+    cumulativeUserMemory: 0,
+    userMemoryReservation: formatDataSize(query.execution?.memoryReservation() ?? 0),
+    totalMemoryReservation: formatDataSize(query.execution?.memoryReservation() ?? 0),
+    peakUserMemoryReservation: formatDataSize(sum(tasks, (t) => t.peakMemoryBytes + t.outputBuffer.peakBufferedBytes)),
+    peakTotalMemoryReservation: formatDataSize(sum(tasks, (t) => t.peakMemoryBytes + t.outputBuffer.peakBufferedBytes)),
+    totalScheduledTime: nanosDuration(sum(tasks, (t) => t.scheduledNanos)),
+    totalCpuTime: nanosDuration(sum(tasks, (t) => t.cpuNanos)),
+    totalBlockedTime: nanosDuration(sum(tasks, (t) => t.blockedNanos)),
+    fullyBlocked: false,
+    blockedReasons: [],
+    rawInputDataSize: formatDataSize(sum(leaves, (t) => t.rawInputBytes)),
+    rawInputPositions: sum(leaves, (t) => t.rawInputRows),
+    physicalInputDataSize: formatDataSize(sum(leaves, (t) => t.rawInputBytes)),
+    processedInputDataSize: formatDataSize(sum(leaves, (t) => t.rawInputBytes)),
+    processedInputPositions: sum(leaves, (t) => t.rawInputRows),
+    outputDataSize: formatDataSize(root?.outputBuffer.bytesAdded ?? 0),
+    outputPositions: root?.outputBuffer.rowsAdded ?? 0,
+    ...(tasks.length && sum(tasks, (t) => t.totalDrivers) > 0 ? { progressPercentage: Math.min(100, (sum(tasks, (t) => t.completedDrivers) * 100) / sum(tasks, (t) => t.totalDrivers)) } : {}),
+  };
+}
+
+function stageInfo(query: Query, stageId: number, baseUrl: string): Record<string, unknown> {
+  const execution = query.execution;
+  const stage = execution?.plan.stages.find((s) => s.stageId === stageId);
+  const task = execution?.task(stageId);
+  return {
+    stageId: `${query.id}.${stageId}`,
+    state: stageState(task, query.state),
+    self: `${baseUrl}/v1/stage/${query.id}.${stageId}`,
+    types: stage?.fragment.outputTypes.map((t) => t.id) ?? [],
+    stageStats: stageStats(query, stageId),
+    tasks: task ? [taskInfo(task, baseUrl, query)] : [],
+    subStages: (stage?.children ?? []).map((c) => stageInfo(query, c, baseUrl)),
+  };
+}
+
+function errorCode(query: Query): Record<string, unknown> {
+  const e = query.error;
+  return e ? { errorType: e.errorType, errorCode: { code: e.errorCode, name: e.errorName, type: e.errorType } } : {};
+}
+
+export function basicQueryInfo(query: Query, baseUrl: string): Record<string, unknown> {
+  const q = queryStats(query);
+  return {
+    queryId: query.id,
+    session: sessionOf(query),
+    resourceGroupId: ['global'],
+    state: query.state,
+    memoryPool: 'general',
+    scheduled: query.execution !== undefined,
+    self: `${baseUrl}/v1/query/${query.id}`,
+    query: query.sql,
+    ...(query.updateType ? { updateType: query.updateType } : {}),
+    queryStats: q,
+    ...errorCode(query),
+  };
+}
+
+export function queryInfo(query: Query, baseUrl: string): Record<string, unknown> {
+  const error = query.errorBody();
+  return {
+    queryId: query.id,
+    session: sessionOf(query),
+    state: query.state,
+    memoryPool: 'general',
+    scheduled: query.execution !== undefined,
+    self: `${baseUrl}/v1/query/${query.id}`,
+    fieldNames: query.names ?? [],
+    query: query.sql,
+    queryStats: queryStats(query),
+    ...(query.sessionUpdates.setCatalog !== undefined ? { setCatalog: query.sessionUpdates.setCatalog } : {}),
+    ...(query.sessionUpdates.setSchema !== undefined ? { setSchema: query.sessionUpdates.setSchema } : {}),
+    setSessionProperties: {},
+    resetSessionProperties: [],
+    addedPreparedStatements: {},
+    deallocatedPreparedStatements: [],
+    clearTransactionId: false,
+    ...(query.updateType ? { updateType: query.updateType } : {}),
+    outputStage: query.execution ? stageInfo(query, 0, baseUrl) : {},
+    ...(error ? { failureInfo: { ...error.failureInfo, errorCode: { code: error.errorCode, name: error.errorName, type: error.errorType } } } : {}),
+    ...errorCode(query),
+    warnings: [],
+    inputs: [],
+    finalQueryInfo: query.done,
+  };
+}

@@ -1,0 +1,240 @@
+// The query manager: assigns ids, plans each query off the request path, starts its execution,
+// fails queries nobody polls (ABANDONED_QUERY), and keeps a bounded history of finished ones.
+
+import { randomBytes } from 'node:crypto';
+import type { CatalogRegistry, Split } from '../connectors/catalog.js';
+import { pageFromRows } from '../connectors/rows.js';
+import type { TpchConnector } from '../connectors/tpch/connector.js';
+import type { Page } from '../data/page.js';
+import { VARCHAR, typeDisplayName, type SqlType } from '../data/types.js';
+import { likeMatcher } from '../exec/compile/runtime.js';
+import type { WorkerPool } from '../exec/pool.js';
+import { analyzeQuery, resolveTableName, type AnalysisContext } from '../sql/analyze.js';
+import { explainDistributed, explainLogical } from '../sql/explain.js';
+import { fragmentPlan, rowsPlan, type QueryPlan, type StagePlan } from '../sql/fragment.js';
+import { parseStatement, type Statement } from '../sql/parse.js';
+import { EngineError } from '../util/engine-error.js';
+import type { Logger } from '../util/logger.js';
+import { QueryExecution } from './execution.js';
+import { Query, type QueryDriver, type Session } from './query.js';
+import { statementStats } from './query-info.js';
+
+export interface QueryManagerOptions {
+  readonly catalogs: CatalogRegistry;
+  readonly pool: WorkerPool;
+  readonly tpch: TpchConnector;
+  readonly logger: Logger;
+  readonly memoryLimitBytes: number;
+  /** Unpolled queries fail after this long. */
+  readonly clientTimeoutMs: number;
+  /** Finished queries kept for /v1/query. */
+  readonly maxHistory?: number;
+  readonly historyTtlMs?: number;
+}
+
+const COORDINATOR_ID_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
+
+function pad(n: number, width: number): string {
+  return String(n).padStart(width, '0');
+}
+
+export class QueryManager implements QueryDriver {
+  private readonly queries = new Map<string, Query>();
+  private readonly coordinatorId: string;
+  private counter = 0;
+  private lastSecond = '';
+  private readonly sweeper: NodeJS.Timeout;
+  private textPoolPromise: Promise<Uint8Array> | undefined;
+
+  constructor(private readonly options: QueryManagerOptions) {
+    const bytes = randomBytes(5);
+    this.coordinatorId = [...bytes].map((b) => COORDINATOR_ID_ALPHABET[b % COORDINATOR_ID_ALPHABET.length]).join('');
+    this.sweeper = setInterval(() => this.sweep(), 1000);
+    this.sweeper.unref();
+  }
+
+  /** `YYYYMMDD_HHMMSS_NNNNN_xxxxx`: UTC time, a 5-digit counter, this coordinator's id. */
+  private nextId(): string {
+    const d = new Date();
+    const second = `${d.getUTCFullYear()}${pad(d.getUTCMonth() + 1, 2)}${pad(d.getUTCDate(), 2)}_${pad(d.getUTCHours(), 2)}${pad(d.getUTCMinutes(), 2)}${pad(d.getUTCSeconds(), 2)}`;
+    if (second !== this.lastSecond) this.lastSecond = second;
+    const id = `${second}_${pad(this.counter, 5)}_${this.coordinatorId}`;
+    this.counter = (this.counter + 1) % 100_000;
+    return id;
+  }
+
+  create(sql: string, session: Session, baseUrl: string): Query {
+    const id = this.nextId();
+    const query = new Query(id, randomBytes(8).toString('hex'), sql, session, baseUrl, this);
+    this.queries.set(id, query);
+    query.start();
+    return query;
+  }
+
+  get(id: string): Query | undefined {
+    return this.queries.get(id);
+  }
+
+  list(): Query[] {
+    return [...this.queries.values()];
+  }
+
+  /** Cancels a query (USER_CANCELED); false when unknown. */
+  cancel(id: string): boolean {
+    const q = this.queries.get(id);
+    if (!q) return false;
+    q.cancel();
+    return true;
+  }
+
+  statementStats(query: Query): Record<string, unknown> {
+    return statementStats(query);
+  }
+
+  /** The TPC-H text pool (300 MiB, shared with every worker), built once on a worker thread. */
+  sharedTextPool(): Promise<Uint8Array> {
+    this.textPoolPromise ??= this.options.pool.run({ kind: 'buildTextPool' }).then((r) => {
+      if (r.ok && 'textPool' in r) return r.textPool;
+      this.textPoolPromise = undefined;
+      throw new Error('could not build the TPC-H text pool');
+    });
+    return this.textPoolPromise;
+  }
+
+  /** Plans and runs a query (called off the request path). */
+  async process(query: Query): Promise<void> {
+    if (!query.transition('PLANNING')) return;
+    const statement = parseStatement(query.sql);
+    const plan = this.plan(query, statement);
+    if (query.done) return;
+    if (!plan) {
+      query.transition('FINISHING');
+      return;
+    }
+    query.names = plan.names;
+    query.types = plan.types;
+    query.transition('STARTING');
+    const execution = new QueryExecution(query.id, plan, {
+      pool: this.options.pool,
+      tpch: this.options.tpch,
+      textPool: () => this.sharedTextPool(),
+      memoryLimitBytes: this.options.memoryLimitBytes,
+      splitsFor: (stage) => this.splitsFor(stage),
+    }, (e) => query.fail(e));
+    query.execution = execution;
+    if (query.done) return;
+    query.transition('RUNNING');
+    execution.start();
+    await execution.finished;
+    if (!query.done) query.transition('FINISHING');
+  }
+
+  private analysisContext(query: Query): AnalysisContext {
+    return { catalogs: this.options.catalogs, catalog: query.session.catalog, schema: query.session.schema, sql: query.sql, now: query.createTime };
+  }
+
+  private plan(query: Query, statement: Statement): QueryPlan | undefined {
+    const ctx = this.analysisContext(query);
+    switch (statement.kind) {
+      case 'query':
+        return fragmentPlan(analyzeQuery(statement.ast, ctx));
+      case 'explain': {
+        if (statement.statement.kind !== 'query') throw new EngineError('NOT_SUPPORTED', 'EXPLAIN is supported for queries only');
+        if (statement.analyze) throw new EngineError('NOT_SUPPORTED', 'EXPLAIN ANALYZE is not supported yet');
+        const logical = analyzeQuery(statement.statement.ast, ctx);
+        const text = statement.type === 'DISTRIBUTED' ? explainDistributed(fragmentPlan(logical)) : explainLogical(logical);
+        return this.rows(['Query Plan'], [VARCHAR], [[text]]);
+      }
+      case 'use': {
+        const catalog = statement.catalog ?? query.session.catalog;
+        if (!catalog) throw new EngineError('GENERIC_USER_ERROR', 'Catalog must be specified when session catalog is not set', { lineNumber: 1, columnNumber: 5 });
+        const connector = this.options.catalogs.get(catalog);
+        if (!connector) throw new EngineError('CATALOG_NOT_FOUND', `Catalog '${catalog}' not found`, { lineNumber: 1, columnNumber: 5 });
+        if (!connector.listSchemas().includes(statement.schema)) throw new EngineError('SCHEMA_NOT_FOUND', `Schema '${catalog}.${statement.schema}' does not exist`, { lineNumber: 1, columnNumber: 5 });
+        query.sessionUpdates.setCatalog = catalog;
+        query.sessionUpdates.setSchema = statement.schema;
+        query.updateType = 'USE';
+        query.names = [];
+        query.types = [];
+        return undefined;
+      }
+      case 'showCatalogs':
+        return this.rows(['Catalog'], [VARCHAR], filterLike(this.options.catalogs.names(), statement.like).map((c) => [c]));
+      case 'showSchemas': {
+        const catalog = statement.catalog ?? query.session.catalog;
+        if (!catalog) throw new EngineError('GENERIC_USER_ERROR', 'Catalog must be specified when session catalog is not set', { lineNumber: 1, columnNumber: 1 });
+        const connector = this.options.catalogs.get(catalog);
+        if (!connector) throw new EngineError('CATALOG_NOT_FOUND', `Catalog '${catalog}' not found`, { lineNumber: 1, columnNumber: 1 });
+        return this.rows(['Schema'], [VARCHAR], filterLike(connector.listSchemas(), statement.like).map((s) => [s]));
+      }
+      case 'showTables': {
+        const q = statement.qualifier ?? [];
+        const catalog = q.length === 2 ? q[0] : query.session.catalog;
+        const schema = q.length >= 1 ? q[q.length - 1] : query.session.schema;
+        if (!catalog || !schema) throw new EngineError('GENERIC_USER_ERROR', 'Schema must be specified when session schema is not set', { lineNumber: 1, columnNumber: 1 });
+        const connector = this.options.catalogs.get(catalog);
+        if (!connector) throw new EngineError('CATALOG_NOT_FOUND', `Catalog '${catalog}' not found`, { lineNumber: 1, columnNumber: 1 });
+        if (!connector.listSchemas().includes(schema)) throw new EngineError('SCHEMA_NOT_FOUND', `Schema '${schema}' does not exist`, { lineNumber: 1, columnNumber: 1 });
+        return this.rows(['Table'], [VARCHAR], filterLike(connector.listTables(schema), statement.like).map((t) => [t]));
+      }
+      case 'showColumns': {
+        const table = resolveTableName(statement.table, ctx);
+        return this.rows(['Column', 'Type', 'Extra', 'Comment'], [VARCHAR, VARCHAR, VARCHAR, VARCHAR], table.columns.map((c) => [c.name, typeDisplayName(c.type), '', '']));
+      }
+      case 'showSession':
+        return this.rows(['Name', 'Value', 'Default', 'Type', 'Description'], [VARCHAR, VARCHAR, VARCHAR, VARCHAR, VARCHAR], []);
+    }
+  }
+
+  private rows(names: string[], types: SqlType[], rows: unknown[][]): QueryPlan {
+    return rowsPlan(names, types, pageFromRows(types, rows));
+  }
+
+  private splitsFor(stage: StagePlan): Split[] {
+    const scan = stage.scan;
+    if (!scan) return [];
+    if ('page' in scan) return [{ kind: 'pages', pages: [scan.page], rows: scan.page.length }];
+    if ('values' in scan) {
+      const page: Page = pageFromRows(
+        scan.fields.map((f) => f.type),
+        scan.values.map((row) => row.map((e) => (e.kind === 'literal' ? e.value : null))),
+      );
+      return [{ kind: 'pages', pages: [{ ...page, length: scan.values.length }], rows: scan.values.length }];
+    }
+    const connector = this.options.catalogs.get(scan.table.catalog);
+    if (!connector) throw new EngineError('CATALOG_NOT_FOUND', `Catalog '${scan.table.catalog}' not found`);
+    return connector.splits(scan.table, 1 << 16);
+  }
+
+  /** Abandons unpolled queries and forgets old finished ones. */
+  sweep(now = Date.now()): void {
+    const timeout = this.options.clientTimeoutMs;
+    for (const q of this.queries.values()) {
+      if (!q.done && now - q.lastHeartbeat > timeout) {
+        q.fail(new EngineError('ABANDONED_QUERY', `Query ${q.id} was abandoned by the client, as it may have exited or stopped checking for query results. Query results have not been accessed since ${new Date(q.lastHeartbeat).toISOString()}: currentTime ${new Date(now).toISOString()}`));
+      }
+    }
+    const maxHistory = this.options.maxHistory ?? 200;
+    const ttl = this.options.historyTtlMs ?? 15 * 60_000;
+    const finished = [...this.queries.values()].filter((q) => q.done).sort((a, b) => (a.endTime ?? 0) - (b.endTime ?? 0));
+    let excess = finished.length - maxHistory;
+    for (const q of finished) {
+      if (excess > 0 || now - (q.endTime ?? now) > ttl) {
+        this.queries.delete(q.id);
+        excess--;
+      }
+    }
+  }
+
+  close(): void {
+    clearInterval(this.sweeper);
+    for (const q of this.queries.values()) if (!q.done) q.fail(new EngineError('SERVER_SHUTTING_DOWN', 'Server is shutting down'));
+  }
+}
+
+function filterLike(values: readonly string[], like: string | undefined): string[] {
+  const sorted = [...values].sort();
+  if (like === undefined) return sorted;
+  const m = likeMatcher(like, null);
+  return sorted.filter(m);
+}

@@ -1,0 +1,288 @@
+// One query: its session, state machine (QUEUED → PLANNING → STARTING → RUNNING → FINISHING →
+// FINISHED, or FAILED from anywhere), its execution, and the statement protocol's paging: tokens,
+// cached answers for retries, long polls bounded by maxWait, batches bounded by targetResultSize.
+
+import type { SqlType } from '../data/types.js';
+import { typeDisplayName, typeSignature, type TypeSignature } from '../data/types.js';
+import { EngineError, toEngineError } from '../util/engine-error.js';
+import { encodeRows, estimateJsonBytes, type JsonValue } from './result-encoding.js';
+import type { QueryExecution } from './execution.js';
+
+export type QueryState = 'QUEUED' | 'PLANNING' | 'STARTING' | 'RUNNING' | 'FINISHING' | 'FINISHED' | 'FAILED';
+
+const STATE_ORDER: QueryState[] = ['QUEUED', 'PLANNING', 'STARTING', 'RUNNING', 'FINISHING', 'FINISHED'];
+
+export type HeaderPrefix = 'X-Engine-' | 'X-Trino-' | 'X-Presto-';
+
+export interface Session {
+  readonly user: string;
+  readonly source: string | undefined;
+  readonly catalog: string | undefined;
+  readonly schema: string | undefined;
+  readonly remoteUserAddress: string;
+  readonly userAgent: string | undefined;
+  readonly timeZone: string | undefined;
+  readonly clientInfo: string | undefined;
+  readonly properties: Readonly<Record<string, string>>;
+  /** The header spelling the client used; session updates answer in the same spelling. */
+  readonly headerPrefix: HeaderPrefix;
+  readonly startTime: number;
+}
+
+export interface ColumnDescriptor {
+  name: string;
+  type: string;
+  typeSignature: TypeSignature;
+}
+
+export interface QueryErrorBody {
+  message: string;
+  sqlState: null;
+  errorCode: number;
+  errorName: string;
+  errorType: string;
+  errorLocation?: { lineNumber: number; columnNumber: number };
+  failureInfo: { type: string; message: string; suppressed: never[]; stack: string[]; errorLocation?: { lineNumber: number; columnNumber: number } };
+}
+
+export interface StatementAnswer {
+  readonly body: Record<string, unknown>;
+  readonly headers: Record<string, string>;
+  readonly final: boolean;
+}
+
+/** Hooks the manager gives a query: how to plan and run it, how to render stats and URIs. */
+export interface QueryDriver {
+  process(query: Query): Promise<void>;
+  statementStats(query: Query): Record<string, unknown>;
+}
+
+export interface SessionUpdates {
+  setCatalog?: string;
+  setSchema?: string;
+}
+
+export class Query {
+  state: QueryState = 'QUEUED';
+  readonly createTime = Date.now();
+  executionStartTime: number | undefined;
+  planningStartTime: number | undefined;
+  planningEndTime: number | undefined;
+  endTime: number | undefined;
+  lastHeartbeat = Date.now();
+  error: EngineError | undefined;
+  names: readonly string[] | undefined;
+  types: readonly SqlType[] | undefined;
+  updateType: string | undefined;
+  updateCount: number | undefined;
+  readonly sessionUpdates: SessionUpdates = {};
+  execution: QueryExecution | undefined;
+  /** For EXPLAIN ANALYZE and the like: rows produced on the coordinator instead of by tasks. */
+  private lastToken = 0;
+  private lastAnswer: Promise<StatementAnswer> | undefined;
+  private lastFinal = false;
+  private resultToken = 0;
+  private resultDrained = false;
+  private readonly stateWaiters: (() => void)[] = [];
+  rowsReturned = 0;
+
+  constructor(
+    readonly id: string,
+    readonly slug: string,
+    readonly sql: string,
+    readonly session: Session,
+    private readonly baseUrl: string,
+    private readonly driver: QueryDriver,
+  ) {}
+
+  get done(): boolean {
+    return this.state === 'FINISHED' || this.state === 'FAILED';
+  }
+
+  get infoUri(): string {
+    return `${this.baseUrl}/v1/query/${this.id}`;
+  }
+
+  statementUri(token: number): string {
+    return `${this.baseUrl}/v1/statement/${this.id}/${token}`;
+  }
+
+  /** Moves forward only (states may be skipped); FAILED from any non-terminal state. */
+  transition(to: QueryState): boolean {
+    if (this.done) return false;
+    if (to !== 'FAILED' && STATE_ORDER.indexOf(to) <= STATE_ORDER.indexOf(this.state)) return false;
+    this.state = to;
+    if (to === 'PLANNING') this.planningStartTime = Date.now();
+    if (to === 'STARTING' || to === 'RUNNING') {
+      this.planningEndTime ??= Date.now();
+      this.executionStartTime ??= Date.now();
+    }
+    if (to === 'FINISHED' || to === 'FAILED') this.endTime = Date.now();
+    for (const w of this.stateWaiters.splice(0)) w();
+    return true;
+  }
+
+  fail(e: unknown): void {
+    const err = toEngineError(e);
+    if (this.done) return;
+    this.error = err;
+    this.transition('FAILED');
+    this.execution?.cancel('ABORTED');
+  }
+
+  cancel(): void {
+    if (this.done) return;
+    this.fail(new EngineError('USER_CANCELED', 'Query was canceled'));
+  }
+
+  start(): void {
+    setImmediate(() => {
+      this.driver.process(this).catch((e: unknown) => this.fail(e));
+    });
+  }
+
+  columns(): ColumnDescriptor[] | undefined {
+    if (!this.names || !this.types) return undefined;
+    return this.names.map((name, i) => {
+      const t = this.types?.[i] as SqlType;
+      return { name, type: typeDisplayName(t), typeSignature: typeSignature(t) };
+    });
+  }
+
+  errorBody(): QueryErrorBody | undefined {
+    const e = this.error;
+    if (!e) return undefined;
+    const location = e.location ? { lineNumber: e.location.lineNumber, columnNumber: e.location.columnNumber } : undefined;
+    return {
+      message: e.message,
+      sqlState: null,
+      errorCode: e.errorCode,
+      errorName: e.errorName,
+      errorType: e.errorType,
+      ...(location ? { errorLocation: location } : {}),
+      failureInfo: {
+        type: failureType(e),
+        message: e.message,
+        suppressed: [],
+        stack: [],
+        ...(location ? { errorLocation: location } : {}),
+      },
+    };
+  }
+
+  /** The answer to POST: QUEUED, never rows. */
+  initialAnswer(): StatementAnswer {
+    const answer = this.buildAnswer(null, true);
+    this.lastAnswer = Promise.resolve(answer);
+    this.lastToken = 0;
+    return answer;
+  }
+
+  /**
+   * The answer for GET nextUri with `token`: the cached one when repeated, 410 for an older token,
+   * 404 for any other; otherwise waits (≤ maxWaitMs) for rows or a state change.
+   */
+  async answer(token: number, maxWaitMs: number, targetBytes: number, signal: AbortSignal): Promise<{ status: 200; answer: StatementAnswer } | { status: 404 | 410 }> {
+    this.lastHeartbeat = Date.now();
+    if (token === this.lastToken && this.lastAnswer) return { status: 200, answer: await this.lastAnswer };
+    if (token < this.lastToken) return { status: 410 };
+    if (token !== this.lastToken + 1 || this.lastFinal) return { status: 404 };
+    this.lastToken = token;
+    // A retry of this token while it is being computed waits for the same answer.
+    const pending = this.compute(maxWaitMs, targetBytes, signal);
+    this.lastAnswer = pending;
+    const answer = await pending;
+    this.lastFinal = answer.final;
+    this.lastHeartbeat = Date.now();
+    return { status: 200, answer };
+  }
+
+  private async compute(maxWaitMs: number, targetBytes: number, signal: AbortSignal): Promise<StatementAnswer> {
+    const deadline = Date.now() + maxWaitMs;
+    for (;;) {
+      const rows = this.takeRows(targetBytes);
+      if (rows.length > 0 || this.done || this.resultDrainedAndExecutionDone() || Date.now() >= deadline || signal.aborted) {
+        if (rows.length === 0 && !this.done && this.resultDrainedAndExecutionDone()) this.transition('FINISHED');
+        return this.buildAnswer(rows.length > 0 ? rows : null, false);
+      }
+      await this.waitForProgress(Math.max(1, deadline - Date.now()), signal);
+    }
+  }
+
+  private resultDrainedAndExecutionDone(): boolean {
+    if (this.state === 'FINISHING' && !this.execution) return true;
+    return this.state === 'FINISHING' && this.resultDrained;
+  }
+
+  private waitForProgress(timeoutMs: number, signal: AbortSignal): Promise<void> {
+    const waits: Promise<void>[] = [new Promise((resolve) => this.stateWaiters.push(resolve))];
+    const root = this.execution?.rootTask;
+    if (root && this.state === 'RUNNING') waits.push(root.outputBuffer.waitForChange(timeoutMs, signal));
+    else
+      waits.push(
+        new Promise((resolve) => {
+          const t = setTimeout(resolve, timeoutMs);
+          signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+        }),
+      );
+    return Promise.race(waits);
+  }
+
+  /** Reads result pages from the root task's buffer, up to about targetBytes of JSON. */
+  private takeRows(targetBytes: number): JsonValue[][] {
+    const out: JsonValue[][] = [];
+    const root = this.execution?.rootTask;
+    if (!root || !this.types || (this.state !== 'RUNNING' && this.state !== 'FINISHING')) return out;
+    const read = root.outputBuffer.read(this.resultToken, targetBytes);
+    let bytes = 0;
+    for (const page of read.pages) {
+      encodeRows(page, this.types, out);
+      bytes += estimateJsonBytes(page);
+      this.resultToken++;
+      if (bytes >= targetBytes) break;
+    }
+    root.outputBuffer.acknowledge(this.resultToken);
+    if (read.complete && this.resultToken >= read.nextToken) this.resultDrained = true;
+    this.rowsReturned += out.length;
+    return out;
+  }
+
+  private buildAnswer(rows: JsonValue[][] | null, initial: boolean): StatementAnswer {
+    const final = !initial && (this.state === 'FAILED' || (this.state === 'FINISHED' && rows === null));
+    const body: Record<string, unknown> = { id: this.id, infoUri: this.infoUri };
+    if (!final) {
+      body.partialCancelUri = `${this.baseUrl}/v1/stage/${this.id}.0`;
+      body.nextUri = this.statementUri(this.lastToken + 1);
+    }
+    const columns = initial ? undefined : this.columns();
+    if (columns) body.columns = columns;
+    if (rows) body.data = rows;
+    body.stats = this.driver.statementStats(this);
+    const error = this.errorBody();
+    if (error) body.error = error;
+    body.warnings = [];
+    if (this.updateType) body.updateType = this.updateType;
+    if (this.updateCount !== undefined) body.updateCount = this.updateCount;
+    return { body, headers: this.done || this.state === 'FINISHING' ? this.sessionHeaders() : {}, final };
+  }
+
+  private sessionHeaders(): Record<string, string> {
+    const p = this.session.headerPrefix;
+    const h: Record<string, string> = {};
+    if (this.sessionUpdates.setCatalog !== undefined) h[`${p}Set-Catalog`] = this.sessionUpdates.setCatalog;
+    if (this.sessionUpdates.setSchema !== undefined) h[`${p}Set-Schema`] = this.sessionUpdates.setSchema;
+    return h;
+  }
+}
+
+function failureType(e: EngineError): string {
+  switch (e.errorName) {
+    case 'SYNTAX_ERROR':
+      return 'io.trino.sql.parser.ParsingException';
+    case 'USER_CANCELED':
+    case 'ABANDONED_QUERY':
+      return 'io.trino.spi.TrinoException';
+    default:
+      return e.errorType === 'USER_ERROR' ? 'io.trino.spi.TrinoException' : 'java.lang.RuntimeException';
+  }
+}

@@ -1,0 +1,121 @@
+// The statement protocol: POST /v1/statement, GET and DELETE /v1/statement/{queryId}/{token}.
+// Session headers are read in any of the X-Engine-, X-Trino- and X-Presto- spellings.
+
+import { json, noContent, text, type HttpRequest, type RouteRegistry } from '../http/types.js';
+import { parseDataSize, parseDuration } from '../util/wire-format.js';
+import type { QueryManager } from './query-manager.js';
+import type { HeaderPrefix, Session } from './query.js';
+
+const MAX_WAIT_MS = 1000;
+const DEFAULT_TARGET_RESULT_BYTES = 1024 * 1024;
+const MAX_TARGET_RESULT_BYTES = 128 * 1024 * 1024;
+const PREFIXES = ['x-engine-', 'x-trino-', 'x-presto-'] as const;
+
+export function headerPrefixOf(headers: Readonly<Record<string, string>>): HeaderPrefix {
+  const names = Object.keys(headers);
+  if (names.some((h) => h.startsWith('x-trino-'))) return 'X-Trino-';
+  if (names.some((h) => h.startsWith('x-presto-'))) return 'X-Presto-';
+  return 'X-Engine-';
+}
+
+/** A session header in whichever spelling the client sent. */
+export function sessionHeader(headers: Readonly<Record<string, string>>, suffix: string): string | undefined {
+  for (const p of PREFIXES) {
+    const v = headers[p + suffix];
+    if (v !== undefined && v !== '') return v;
+  }
+  return undefined;
+}
+
+function basicAuthUser(headers: Readonly<Record<string, string>>): string | undefined {
+  const auth = headers.authorization;
+  if (!auth?.toLowerCase().startsWith('basic ')) return undefined;
+  const decoded = Buffer.from(auth.slice(6).trim(), 'base64').toString('utf8');
+  const i = decoded.indexOf(':');
+  return i > 0 ? decoded.slice(0, i) : undefined;
+}
+
+function parseSessionProperties(raw: string | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!raw) return out;
+  for (const part of raw.split(',')) {
+    const i = part.indexOf('=');
+    if (i <= 0) continue;
+    const key = part.slice(0, i).trim();
+    let value = part.slice(i + 1).trim();
+    try {
+      value = decodeURIComponent(value);
+    } catch {
+      // keep the raw value
+    }
+    out[key] = value;
+  }
+  return out;
+}
+
+export function sessionFromRequest(req: HttpRequest): Session {
+  const h = req.headers;
+  return {
+    user: sessionHeader(h, 'user') ?? basicAuthUser(h) ?? 'anonymous',
+    source: sessionHeader(h, 'source'),
+    catalog: sessionHeader(h, 'catalog')?.toLowerCase(),
+    schema: sessionHeader(h, 'schema')?.toLowerCase(),
+    remoteUserAddress: req.remoteAddress,
+    userAgent: h['user-agent'],
+    timeZone: sessionHeader(h, 'time-zone'),
+    clientInfo: sessionHeader(h, 'client-info'),
+    properties: parseSessionProperties(sessionHeader(h, 'session')),
+    headerPrefix: headerPrefixOf(h),
+    startTime: Date.now(),
+  };
+}
+
+function maxWaitOf(req: HttpRequest): number {
+  const raw = req.query.get('maxWait');
+  if (!raw) return MAX_WAIT_MS;
+  try {
+    return Math.max(0, Math.min(MAX_WAIT_MS, parseDuration(raw)));
+  } catch {
+    return MAX_WAIT_MS;
+  }
+}
+
+function targetResultBytesOf(req: HttpRequest): number {
+  const raw = req.query.get('targetResultSize');
+  if (!raw) return DEFAULT_TARGET_RESULT_BYTES;
+  try {
+    return Math.max(1, Math.min(MAX_TARGET_RESULT_BYTES, parseDataSize(raw)));
+  } catch {
+    return DEFAULT_TARGET_RESULT_BYTES;
+  }
+}
+
+function parseToken(raw: string): number | undefined {
+  return /^\d{1,15}$/u.test(raw) ? Number(raw) : undefined;
+}
+
+export function registerStatementRoutes(router: RouteRegistry, manager: QueryManager): void {
+  router.add('POST', '/v1/statement', (req) => {
+    const sql = req.body.toString('utf8');
+    if (sql.trim() === '') return text(400, 'SQL statement is empty');
+    const query = manager.create(sql, sessionFromRequest(req), req.baseUrl);
+    const answer = query.initialAnswer();
+    return json(200, answer.body, answer.headers);
+  });
+
+  router.add('GET', '/v1/statement/:queryId/:token', async (req) => {
+    const query = manager.get(req.params.queryId);
+    const token = parseToken(req.params.token);
+    if (!query || token === undefined) return text(404, 'Query not found');
+    const result = await query.answer(token, maxWaitOf(req), targetResultBytesOf(req), req.signal);
+    if (result.status !== 200) {
+      return result.status === 410 ? text(410, 'Invalid token: data for this token was already acknowledged') : text(404, 'Query not found');
+    }
+    return json(200, result.answer.body, result.answer.headers);
+  });
+
+  router.add('DELETE', '/v1/statement/:queryId/:token', (req) => {
+    if (!manager.cancel(req.params.queryId)) return text(404, 'Query not found');
+    return noContent();
+  });
+}

@@ -1,0 +1,129 @@
+// Pages as apache-arrow record batches. The buffers are the page's own (no copy) except decimals,
+// which widen from scaled float64 to Arrow's 128-bit layout. Each field carries its SQL type in
+// metadata (`engine.type`) so a reader can tell varchar(25) from varchar.
+
+import {
+  Bool,
+  DataType,
+  DateDay,
+  Decimal,
+  Dictionary,
+  Field,
+  Float32,
+  Float64,
+  Int16,
+  Int32,
+  Int64,
+  Int8,
+  makeData,
+  RecordBatch,
+  Schema,
+  Struct,
+  Table,
+  tableToIPC,
+  TimestampMillisecond,
+  Utf8,
+  type Data,
+} from 'apache-arrow';
+import type { Column, Page } from './page.js';
+import { typeDisplayName, type SqlType } from './types.js';
+
+function arrowType(t: SqlType): DataType {
+  switch (t.id) {
+    case 'boolean':
+      return new Bool();
+    case 'tinyint':
+      return new Int8();
+    case 'smallint':
+      return new Int16();
+    case 'integer':
+    case 'interval year to month':
+      return new Int32();
+    case 'bigint':
+      return new Int64();
+    case 'real':
+      return new Float32();
+    case 'double':
+    case 'interval day to second':
+    case 'unknown':
+      return new Float64();
+    case 'decimal':
+      return new Decimal(t.scale ?? 0, t.precision ?? 38, 128);
+    case 'varchar':
+      return new Utf8();
+    case 'date':
+      return new DateDay();
+    case 'timestamp':
+      return new TimestampMillisecond();
+  }
+}
+
+function nullCount(col: Column): number {
+  if (!col.validity) return 0;
+  let n = 0;
+  for (let i = 0; i < col.length; i++) if (((col.validity[i >> 3] >> (i & 7)) & 1) === 0) n++;
+  return n;
+}
+
+function columnData(col: Column): Data {
+  const nulls = nullCount(col);
+  const nullBitmap = col.validity ?? undefined;
+  if (col.kind === 'varchar') {
+    return makeData({ type: new Utf8(), length: col.length, nullCount: nulls, nullBitmap, valueOffsets: col.offsets, data: col.data });
+  }
+  if (col.kind === 'dict') {
+    const dictionary = columnData(col.dictionary);
+    const type = new Dictionary(new Utf8(), new Int32());
+    return makeData({ type, length: col.length, nullCount: nulls, nullBitmap, data: col.indices, dictionary: makeVector(dictionary) } as never);
+  }
+  const t = arrowType(col.type);
+  const v = col.values;
+  if (col.type.id === 'bigint' || col.type.id === 'timestamp') {
+    const data = new BigInt64Array(v.buffer as ArrayBuffer, v.byteOffset, col.length);
+    return makeData({ type: t as Int64, length: col.length, nullCount: nulls, nullBitmap, data } as never);
+  }
+  if (col.type.id === 'decimal') {
+    const words = new Uint32Array(col.length * 4);
+    for (let i = 0; i < col.length; i++) {
+      const x = v[i];
+      const lo = x >>> 0;
+      const hi = Math.floor(x / 4294967296);
+      const ext = x < 0 ? 0xffffffff : 0;
+      words[4 * i] = lo;
+      words[4 * i + 1] = hi >>> 0;
+      words[4 * i + 2] = ext;
+      words[4 * i + 3] = ext;
+    }
+    return makeData({ type: t as Decimal, length: col.length, nullCount: nulls, nullBitmap, data: words });
+  }
+  return makeData({ type: t, length: col.length, nullCount: nulls, nullBitmap, data: v } as never);
+}
+
+// makeVector is re-exported by apache-arrow; imported lazily to keep the import list readable.
+import { makeVector } from 'apache-arrow';
+
+export function arrowSchema(names: readonly string[], types: readonly SqlType[]): Schema {
+  return new Schema(
+    types.map((t, i) => {
+      const type = t.id === 'varchar' ? new Utf8() : arrowType(t);
+      return new Field(names[i] ?? `_col${i}`, type, true, new Map([['engine.type', typeDisplayName(t)]]));
+    }),
+  );
+}
+
+/** A page as a RecordBatch over the same memory. */
+export function toRecordBatch(page: Page, names: readonly string[], types: readonly SqlType[]): RecordBatch {
+  const children = page.columns.map(columnData);
+  const schema = new Schema(
+    types.map((t, i) => new Field(names[i] ?? `_col${i}`, children[i].type, true, new Map([['engine.type', typeDisplayName(t)]]))),
+  );
+  const struct = makeData({ type: new Struct(schema.fields), length: page.length, nullCount: 0, children });
+  return new RecordBatch(schema, struct);
+}
+
+/** Pages as one Arrow IPC stream. */
+export function pagesToIpc(pages: readonly Page[], names: readonly string[], types: readonly SqlType[]): Uint8Array {
+  if (pages.length === 0) return tableToIPC(new Table(arrowSchema(names, types)), 'stream');
+  const batches = pages.map((p) => toRecordBatch(p, names, types));
+  return tableToIPC(new Table(batches), 'stream');
+}

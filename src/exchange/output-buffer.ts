@@ -1,0 +1,144 @@
+// A task's output buffer: pages numbered by sequence id, read with tokens (Trino's page exchange).
+// Reading token N acknowledges and frees every page below N; the same token again returns the
+// same pages; a buffer with no more pages and nothing left is complete.
+
+import { pageBytes, type Page } from '../data/page.js';
+
+export type OutputBufferState = 'OPEN' | 'NO_MORE_PAGES' | 'FINISHED' | 'ABORTED';
+
+interface Entry {
+  readonly sequence: number;
+  readonly page: Page;
+  readonly bytes: number;
+}
+
+export interface BufferRead {
+  readonly pages: readonly Page[];
+  /** Sequence id of the first page returned (the requested token). */
+  readonly token: number;
+  /** The token to ask for next (token + pages returned). */
+  readonly nextToken: number;
+  /** No more pages will ever follow. */
+  readonly complete: boolean;
+}
+
+export class OutputBuffer {
+  private entries: Entry[] = [];
+  /** Sequence id of entries[0]. */
+  private firstSequence = 0;
+  private nextSequence = 0;
+  private noMorePages = false;
+  private aborted = false;
+  private waiters: (() => void)[] = [];
+  pagesAdded = 0;
+  rowsAdded = 0;
+  bytesAdded = 0;
+  pagesSent = 0;
+  bufferedBytes = 0;
+  peakBufferedBytes = 0;
+
+  constructor(readonly bufferId = '0') {}
+
+  get state(): OutputBufferState {
+    if (this.aborted) return 'ABORTED';
+    if (!this.noMorePages) return 'OPEN';
+    return this.entries.length === 0 ? 'FINISHED' : 'NO_MORE_PAGES';
+  }
+
+  get bufferedPages(): number {
+    return this.entries.length;
+  }
+
+  /** Sequence id the next added page gets (the Trino `masterSequenceId`). */
+  get sequence(): number {
+    return this.nextSequence;
+  }
+
+  get isFinished(): boolean {
+    return this.noMorePages || this.aborted;
+  }
+
+  enqueue(page: Page): void {
+    if (this.noMorePages || this.aborted) return;
+    const bytes = pageBytes(page);
+    this.entries.push({ sequence: this.nextSequence++, page, bytes });
+    this.pagesAdded++;
+    this.rowsAdded += page.length;
+    this.bytesAdded += bytes;
+    this.bufferedBytes += bytes;
+    this.peakBufferedBytes = Math.max(this.peakBufferedBytes, this.bufferedBytes);
+    this.wake();
+  }
+
+  setNoMorePages(): void {
+    if (this.noMorePages) return;
+    this.noMorePages = true;
+    this.wake();
+  }
+
+  /** Drops everything (consumer gone or query failed). */
+  abort(): void {
+    this.aborted = true;
+    this.entries = [];
+    this.bufferedBytes = 0;
+    this.wake();
+  }
+
+  /** Frees pages below `token`. */
+  acknowledge(token: number): void {
+    while (this.entries.length > 0 && this.entries[0].sequence < token) {
+      const e = this.entries.shift() as Entry;
+      this.bufferedBytes -= e.bytes;
+      this.firstSequence = e.sequence + 1;
+    }
+    this.wake();
+  }
+
+  /**
+   * Pages from `token` on, up to about `maxBytes` (at least one page when any is available).
+   * Tokens below the acknowledged point get an empty, non-complete answer.
+   */
+  read(token: number, maxBytes: number): BufferRead {
+    this.acknowledge(token);
+    if (token < this.firstSequence) return { pages: [], token, nextToken: token, complete: false };
+    const pages: Page[] = [];
+    let bytes = 0;
+    for (const e of this.entries) {
+      if (e.sequence < token) continue;
+      if (pages.length > 0 && bytes + e.bytes > maxBytes) break;
+      pages.push(e.page);
+      bytes += e.bytes;
+    }
+    const nextToken = token + pages.length;
+    const complete = (this.noMorePages && nextToken >= this.nextSequence) || this.aborted;
+    return { pages, token, nextToken, complete };
+  }
+
+  /** Resolves when pages are added or acknowledged, the buffer finishes, or the timeout passes. */
+  waitForChange(timeoutMs: number, signal?: AbortSignal): Promise<void> {
+    // Nothing can change any more: do not wait (but never resolve early while pages remain,
+    // or a caller waiting for them to drain would spin).
+    if (this.aborted || (this.noMorePages && this.entries.length === 0)) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, timeoutMs);
+      signal?.addEventListener('abort', done, { once: true });
+      this.waiters.push(done);
+    });
+  }
+
+  private wake(): void {
+    const w = this.waiters;
+    this.waiters = [];
+    for (const f of w) f();
+  }
+
+  /** Whether the producer should pause (back-pressure). */
+  isFull(limitBytes: number): boolean {
+    return this.bufferedBytes >= limitBytes;
+  }
+}

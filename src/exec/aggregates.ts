@@ -1,0 +1,310 @@
+// Aggregate functions as descriptors over typed-array state indexed by group id: each knows its
+// intermediate (partial) state columns, how to update from raw rows, merge states, and finalize.
+
+import { readBit, type Column } from '../data/page.js';
+import { BIGINT, BOOLEAN, DOUBLE, decimal, MAX_DECIMAL_PRECISION, type SqlType } from '../data/types.js';
+import { roundHalfUp } from '../data/values.js';
+import type { AggregateSpec } from './specs.js';
+import { isStringColumn, nullFlags, numericValues, stringValues } from './column-readers.js';
+import { columnFromNumbers, columnFromStrings } from './build-columns.js';
+
+export interface Accumulator {
+  /** Raw input: argument columns (already filtered by `mask` when a FILTER clause applies). */
+  update(groups: Int32Array, n: number, args: readonly Column[], mask: Uint8Array | null): void;
+  /** Intermediate input: this aggregate's state columns from a partial step. */
+  merge(groups: Int32Array, n: number, states: readonly Column[]): void;
+  intermediate(groupCount: number): Column[];
+  final(groupCount: number): Column;
+  memoryBytes(): number;
+}
+
+export function intermediateTypes(spec: AggregateSpec): SqlType[] {
+  switch (spec.name) {
+    case 'count':
+    case 'count_star':
+      return [BIGINT];
+    case 'sum':
+      return [spec.type];
+    case 'avg':
+      return spec.type.id === 'decimal' ? [decimal(MAX_DECIMAL_PRECISION, spec.type.scale ?? 0), BIGINT] : [DOUBLE, BIGINT];
+    case 'bool_and':
+    case 'bool_or':
+      return [BOOLEAN];
+    case 'min':
+    case 'max':
+    case 'arbitrary':
+      return [spec.type];
+  }
+}
+
+class Growable {
+  values = new Float64Array(64);
+  /** 1 = no value yet (NULL) */
+  empty = new Uint8Array(64).fill(1);
+
+  ensure(n: number): void {
+    if (n <= this.values.length) return;
+    let size = this.values.length;
+    while (size < n) size *= 2;
+    const v = new Float64Array(size);
+    v.set(this.values);
+    const e = new Uint8Array(size).fill(1);
+    e.set(this.empty);
+    this.values = v;
+    this.empty = e;
+  }
+}
+
+function maxGroup(groups: Int32Array, n: number): number {
+  let m = -1;
+  for (let i = 0; i < n; i++) if (groups[i] > m) m = groups[i];
+  return m + 1;
+}
+
+class CountAccumulator implements Accumulator {
+  private readonly counts = new Growable();
+
+  constructor(private readonly star: boolean) {}
+
+  update(groups: Int32Array, n: number, args: readonly Column[], mask: Uint8Array | null): void {
+    this.counts.ensure(maxGroup(groups, n));
+    const c = this.counts.values;
+    const nulls = this.star ? null : nullFlags(args[0]);
+    for (let i = 0; i < n; i++) {
+      if ((mask !== null && mask[i] === 0) || (nulls !== null && nulls[i] === 1)) continue;
+      c[groups[i]]++;
+    }
+  }
+
+  merge(groups: Int32Array, n: number, states: readonly Column[]): void {
+    this.counts.ensure(maxGroup(groups, n));
+    const c = this.counts.values;
+    const v = numericValues(states[0]);
+    for (let i = 0; i < n; i++) c[groups[i]] += v[i];
+  }
+
+  intermediate(groupCount: number): Column[] {
+    return [this.final(groupCount)];
+  }
+
+  final(groupCount: number): Column {
+    this.counts.ensure(groupCount);
+    return columnFromNumbers(BIGINT, this.counts.values, null, groupCount);
+  }
+
+  memoryBytes(): number {
+    return this.counts.values.byteLength * 1.125;
+  }
+}
+
+type NumericFold = 'sum' | 'min' | 'max' | 'and' | 'or' | 'first';
+
+/** sum/min/max/bool_and/bool_or/arbitrary over numbers: one value per group plus an empty flag. */
+class NumericAccumulator implements Accumulator {
+  private readonly state = new Growable();
+
+  constructor(
+    private readonly fold: NumericFold,
+    private readonly type: SqlType,
+  ) {}
+
+  private apply(g: number, x: number): void {
+    const s = this.state;
+    if (s.empty[g] === 1) {
+      s.values[g] = x;
+      s.empty[g] = 0;
+      return;
+    }
+    switch (this.fold) {
+      case 'sum':
+        s.values[g] += x;
+        break;
+      case 'min':
+        if (x < s.values[g]) s.values[g] = x;
+        break;
+      case 'max':
+        if (x > s.values[g]) s.values[g] = x;
+        break;
+      case 'and':
+        s.values[g] = s.values[g] && x ? 1 : 0;
+        break;
+      case 'or':
+        s.values[g] = s.values[g] || x ? 1 : 0;
+        break;
+      case 'first':
+        break;
+    }
+  }
+
+  update(groups: Int32Array, n: number, args: readonly Column[], mask: Uint8Array | null): void {
+    this.state.ensure(maxGroup(groups, n));
+    const v = numericValues(args[0]);
+    const nulls = nullFlags(args[0]);
+    if (this.fold === 'sum' && mask === null && nulls === null) {
+      const s = this.state;
+      for (let i = 0; i < n; i++) {
+        const g = groups[i];
+        s.values[g] = s.empty[g] === 1 ? v[i] : s.values[g] + v[i];
+        s.empty[g] = 0;
+      }
+      return;
+    }
+    for (let i = 0; i < n; i++) {
+      if ((mask !== null && mask[i] === 0) || (nulls !== null && nulls[i] === 1)) continue;
+      this.apply(groups[i], v[i]);
+    }
+  }
+
+  merge(groups: Int32Array, n: number, states: readonly Column[]): void {
+    this.update(groups, n, states, null);
+  }
+
+  intermediate(groupCount: number): Column[] {
+    return [this.final(groupCount)];
+  }
+
+  final(groupCount: number): Column {
+    this.state.ensure(groupCount);
+    let values: ArrayLike<number> = this.state.values;
+    if (this.type.id === 'real') values = Float32Array.from(this.state.values.subarray(0, groupCount));
+    return columnFromNumbers(this.type, values, this.state.empty, groupCount);
+  }
+
+  memoryBytes(): number {
+    return this.state.values.byteLength * 1.125;
+  }
+}
+
+class AverageAccumulator implements Accumulator {
+  private readonly sums = new Growable();
+  private readonly counts = new Growable();
+
+  constructor(private readonly type: SqlType) {}
+
+  update(groups: Int32Array, n: number, args: readonly Column[], mask: Uint8Array | null): void {
+    const m = maxGroup(groups, n);
+    this.sums.ensure(m);
+    this.counts.ensure(m);
+    const v = numericValues(args[0]);
+    const nulls = nullFlags(args[0]);
+    const s = this.sums.values;
+    const c = this.counts.values;
+    for (let i = 0; i < n; i++) {
+      if ((mask !== null && mask[i] === 0) || (nulls !== null && nulls[i] === 1)) continue;
+      s[groups[i]] += v[i];
+      c[groups[i]]++;
+    }
+  }
+
+  merge(groups: Int32Array, n: number, states: readonly Column[]): void {
+    const m = maxGroup(groups, n);
+    this.sums.ensure(m);
+    this.counts.ensure(m);
+    const sv = numericValues(states[0]);
+    const cv = numericValues(states[1]);
+    const s = this.sums.values;
+    const c = this.counts.values;
+    for (let i = 0; i < n; i++) {
+      s[groups[i]] += sv[i];
+      c[groups[i]] += cv[i];
+    }
+  }
+
+  intermediate(groupCount: number): Column[] {
+    this.sums.ensure(groupCount);
+    this.counts.ensure(groupCount);
+    const sumType = this.type.id === 'decimal' ? decimal(MAX_DECIMAL_PRECISION, this.type.scale ?? 0) : DOUBLE;
+    return [columnFromNumbers(sumType, this.sums.values, null, groupCount), columnFromNumbers(BIGINT, this.counts.values, null, groupCount)];
+  }
+
+  final(groupCount: number): Column {
+    this.sums.ensure(groupCount);
+    this.counts.ensure(groupCount);
+    const out = new Float64Array(groupCount);
+    const nulls = new Uint8Array(groupCount);
+    const decimalType = this.type.id === 'decimal';
+    for (let g = 0; g < groupCount; g++) {
+      const c = this.counts.values[g];
+      if (c === 0) nulls[g] = 1;
+      else out[g] = decimalType ? roundHalfUp(this.sums.values[g] / c) : this.sums.values[g] / c;
+    }
+    return columnFromNumbers(this.type, this.type.id === 'real' ? Float32Array.from(out) : out, nulls, groupCount);
+  }
+
+  memoryBytes(): number {
+    return this.sums.values.byteLength * 2.25;
+  }
+}
+
+/** min/max/arbitrary over strings. */
+class StringAccumulator implements Accumulator {
+  private values: (string | null)[] = [];
+
+  constructor(
+    private readonly fold: 'min' | 'max' | 'first',
+    private readonly type: SqlType,
+  ) {}
+
+  update(groups: Int32Array, n: number, args: readonly Column[], mask: Uint8Array | null): void {
+    const v = stringValues(args[0]);
+    const nulls = nullFlags(args[0]);
+    for (let i = 0; i < n; i++) {
+      if ((mask !== null && mask[i] === 0) || (nulls !== null && nulls[i] === 1)) continue;
+      const g = groups[i];
+      const cur = this.values[g];
+      if (cur === undefined || cur === null) this.values[g] = v[i];
+      else if (this.fold === 'min' ? v[i] < cur : this.fold === 'max' ? v[i] > cur : false) this.values[g] = v[i];
+    }
+  }
+
+  merge(groups: Int32Array, n: number, states: readonly Column[]): void {
+    this.update(groups, n, states, null);
+  }
+
+  intermediate(groupCount: number): Column[] {
+    return [this.final(groupCount)];
+  }
+
+  final(groupCount: number): Column {
+    return columnFromStrings(this.type, this.values, groupCount);
+  }
+
+  memoryBytes(): number {
+    return this.values.length * 48;
+  }
+}
+
+export function createAccumulator(spec: AggregateSpec, argIsString: boolean): Accumulator {
+  switch (spec.name) {
+    case 'count':
+      return new CountAccumulator(false);
+    case 'count_star':
+      return new CountAccumulator(true);
+    case 'sum':
+      return new NumericAccumulator('sum', spec.type);
+    case 'avg':
+      return new AverageAccumulator(spec.type);
+    case 'bool_and':
+      return new NumericAccumulator('and', BOOLEAN);
+    case 'bool_or':
+      return new NumericAccumulator('or', BOOLEAN);
+    case 'min':
+    case 'max':
+    case 'arbitrary': {
+      const fold = spec.name === 'arbitrary' ? 'first' : spec.name;
+      return argIsString ? new StringAccumulator(fold, spec.type) : new NumericAccumulator(fold, spec.type);
+    }
+  }
+}
+
+/** FILTER (WHERE ...) column as a 0/1 mask (NULL counts as false). */
+export function filterMask(col: Column): Uint8Array {
+  const out = new Uint8Array(col.length);
+  for (let i = 0; i < col.length; i++) {
+    const valid = col.validity === null || ((col.validity[i >> 3] >> (i & 7)) & 1) === 1;
+    out[i] = valid && readBit(col.kind === 'fixed' ? (col.values as Uint8Array) : new Uint8Array(0), i) ? 1 : 0;
+  }
+  return out;
+}
+
+export { isStringColumn };

@@ -1,0 +1,53 @@
+// Column values in the two forms the non-generated operators (hash, aggregates, sort) work with:
+// numbers in a Float64Array (ints, int64 pairs, dates, decimals, booleans as 0/1) or JS strings.
+
+import { readUtf8, type Column } from '../data/page.js';
+
+export function isStringColumn(col: Column): boolean {
+  return col.kind !== 'fixed';
+}
+
+export function numericValues(col: Column): Float64Array {
+  if (col.kind !== 'fixed') throw new Error('numericValues on a varchar column');
+  const n = col.length;
+  const v = col.values;
+  const id = col.type.id;
+  if (id === 'double' || id === 'decimal' || id === 'interval day to second' || id === 'unknown') return v as Float64Array;
+  const out = new Float64Array(n);
+  if (id === 'bigint' || id === 'timestamp') {
+    for (let i = 0; i < n; i++) out[i] = v[2 * i + 1] * 4294967296 + (v[2 * i] >>> 0);
+  } else if (id === 'boolean') {
+    for (let i = 0; i < n; i++) out[i] = (v[i >> 3] >> (i & 7)) & 1;
+  } else {
+    for (let i = 0; i < n; i++) out[i] = v[i];
+  }
+  return out;
+}
+
+const dictCache = new WeakMap<object, string[]>();
+
+export function stringValues(col: Column): string[] {
+  const n = col.length;
+  const out = new Array<string>(n);
+  if (col.kind === 'dict') {
+    let strings = dictCache.get(col.dictionary);
+    if (!strings) {
+      strings = [];
+      for (let k = 0; k < col.dictionary.length; k++) strings.push(readUtf8(col.dictionary, k));
+      dictCache.set(col.dictionary, strings);
+    }
+    for (let i = 0; i < n; i++) out[i] = strings[col.indices[i]];
+  } else if (col.kind === 'varchar') {
+    for (let i = 0; i < n; i++) out[i] = readUtf8(col, i);
+  } else throw new Error('stringValues on a fixed-width column');
+  return out;
+}
+
+/** 1 where the row is NULL; null when the column has no NULLs. */
+export function nullFlags(col: Column): Uint8Array | null {
+  const v = col.validity;
+  if (v === null) return null;
+  const out = new Uint8Array(col.length);
+  for (let i = 0; i < col.length; i++) out[i] = ((v[i >> 3] >> (i & 7)) & 1) ^ 1;
+  return out;
+}

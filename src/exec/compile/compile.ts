@@ -1,0 +1,161 @@
+// Kernel compilation: a filter becomes one loop writing a selection vector; a projection list
+// becomes one fused loop writing every computed column. Kernels are specialised to the input
+// columns' layouts and nullability and cached per worker by (expressions, shapes).
+
+import { allocFixedColumn, VarcharBuilder, type Column, type FixedColumn, type Page } from '../../data/page.js';
+import type { SqlType } from '../../data/types.js';
+import type { Expr } from '../../sql/ir.js';
+import { KernelBuilder, type ColumnShape } from './emit.js';
+import { runtime, type Runtime } from './runtime.js';
+
+export type FilterKernel = (cols: readonly Column[], n: number, sel: Int32Array) => number;
+
+interface OutputTarget {
+  values?: FixedColumn['values'];
+  validity?: Uint8Array | null;
+  builder?: VarcharBuilder;
+  anyNull: boolean;
+}
+
+type RawFilter = (cols: readonly Column[], n: number, sel: Int32Array, rt: Runtime, k: unknown[]) => number;
+type RawProject = (cols: readonly Column[], sel: Int32Array | null, count: number, rt: Runtime, k: unknown[], out: OutputTarget[]) => void;
+
+export interface ProjectKernel {
+  (cols: readonly Column[], sel: Int32Array | null, count: number): Column[];
+  readonly source: string;
+}
+
+const cache = new Map<string, { fn: RawFilter | RawProject; consts: unknown[]; source: string }>();
+const CACHE_LIMIT = 2000;
+
+/** Whether kernels are compiled; tests may switch to the reference evaluator. */
+export let lastCompiledSource = '';
+
+export function shapesOf(page: Page): ColumnShape[] {
+  return page.columns.map((c) => ({ kind: c.kind, type: c.type, nullable: c.validity !== null }));
+}
+
+function shapeKey(shapes: readonly ColumnShape[], used: ReadonlySet<number>): string {
+  return shapes.map((s, i) => (used.has(i) ? `${s.kind[0]}${s.nullable ? 'n' : ''}` : '-')).join(',');
+}
+
+function usedColumns(exprs: readonly Expr[]): Set<number> {
+  const used = new Set<number>();
+  const walk = (e: unknown): void => {
+    if (!e || typeof e !== 'object') return;
+    const node = e as { kind?: string; index?: number };
+    if (node.kind === 'column' && typeof node.index === 'number') used.add(node.index);
+    for (const v of Object.values(e)) if (v && typeof v === 'object') walk(v);
+  };
+  for (const e of exprs) walk(e);
+  return used;
+}
+
+function cached<T extends RawFilter | RawProject>(key: string, build: () => { source: string; consts: unknown[] }): { fn: T; consts: unknown[]; source: string } {
+  let hit = cache.get(key);
+  if (!hit) {
+    const { source, consts } = build();
+    // Fixed parameter names; `new Function` gives a sloppy-mode function, so the body opts into strict.
+    const fn = new Function('cols', 'a1', 'a2', 'rt', 'k', 'out', `'use strict';\n${source}`) as RawFilter | RawProject;
+    hit = { fn, consts, source };
+    if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
+    cache.set(key, hit);
+    lastCompiledSource = source;
+  }
+  return hit as { fn: T; consts: unknown[]; source: string };
+}
+
+export function compileFilter(predicate: Expr, shapes: readonly ColumnShape[]): FilterKernel & { source: string } {
+  const used = usedColumns([predicate]);
+  const key = `F|${JSON.stringify(predicate)}|${shapeKey(shapes, used)}`;
+  const { fn, consts, source } = cached<RawFilter>(key, () => {
+    const b = new KernelBuilder(shapes);
+    const body: string[] = [];
+    const r = b.emit(predicate, body);
+    const lines = [
+      ...b.columnPrologue(),
+      'const n = a1, sel = a2;',
+      'let count = 0;',
+      'for (let i = 0; i < n; i++) {',
+      ...body.map((l) => `  ${l}`),
+      `  if (${r.n === 'false' ? '' : `!(${r.n}) && `}${r.v} === true) sel[count++] = i;`,
+      '}',
+      'return count;',
+    ];
+    return { source: lines.join('\n'), consts: b.consts };
+  });
+  const kernel = ((cols: readonly Column[], n: number, sel: Int32Array) => fn(cols, n, sel, runtime, consts)) as FilterKernel & { source: string };
+  Object.defineProperty(kernel, 'source', { value: source });
+  return kernel;
+}
+
+function storeCode(j: number, type: SqlType, v: string, n: string): string[] {
+  const lines: string[] = [];
+  const nullable = n !== 'false';
+  if (type.id === 'varchar') {
+    lines.push(nullable ? `if (${n}) { o${j}.appendNull(); x${j} = true; } else o${j}.append(${v});` : `o${j}.append(${v});`);
+    return lines;
+  }
+  let store: string;
+  if (type.id === 'boolean') store = `if (${v}) o${j}[j >> 3] |= 1 << (j & 7);`;
+  else if (type.id === 'bigint' || type.id === 'timestamp') store = `{ const w = ${v}; o${j}[2 * j] = w >>> 0; o${j}[2 * j + 1] = Math.floor(w / 4294967296); }`;
+  else store = `o${j}[j] = ${v};`;
+  if (nullable) lines.push(`if (${n}) { q${j}[j >> 3] &= ~(1 << (j & 7)); x${j} = true; } else ${store}`);
+  else lines.push(store);
+  return lines;
+}
+
+/**
+ * Compiles computed projections. `exprs[j]` may be null for outputs the caller fills itself
+ * (pass-through columns gathered by selection).
+ */
+export function compileProjection(exprs: readonly (Expr | null)[], shapes: readonly ColumnShape[]): ProjectKernel {
+  const live = exprs.filter((e): e is Expr => e !== null);
+  const used = usedColumns(live);
+  const key = `P|${JSON.stringify(exprs)}|${shapeKey(shapes, used)}`;
+  const nullableOutputs: boolean[] = [];
+  const { fn, consts, source } = cached<RawProject>(key, () => {
+    const b = new KernelBuilder(shapes);
+    const body: string[] = [];
+    const decl: string[] = [];
+    const tail: string[] = [];
+    exprs.forEach((e, j) => {
+      if (!e) return;
+      const r = b.emit(e, body);
+      if (e.type.id === 'varchar') decl.push(`const o${j} = out[${j}].builder; let x${j} = false;`);
+      else decl.push(`const o${j} = out[${j}].values; const q${j} = out[${j}].validity; let x${j} = false;`);
+      body.push(...storeCode(j, e.type, r.v, r.n));
+      tail.push(`out[${j}].anyNull = x${j};`);
+    });
+    const lines = [
+      ...b.columnPrologue(),
+      'const sel = a1, count = a2;',
+      ...decl,
+      'for (let j = 0; j < count; j++) {',
+      '  const i = sel === null ? j : sel[j];',
+      ...body.map((l) => `  ${l}`),
+      '}',
+      ...tail,
+    ];
+    return { source: lines.join('\n'), consts: b.consts };
+  });
+  void nullableOutputs;
+  const kernel = ((cols: readonly Column[], sel: Int32Array | null, count: number): Column[] => {
+    const out: OutputTarget[] = exprs.map((e) => {
+      if (!e) return { anyNull: false };
+      if (e.type.id === 'varchar') return { builder: new VarcharBuilder(e.type, count), anyNull: false };
+      const col = allocFixedColumn(e.type, count, true);
+      (col.validity as Uint8Array).fill(0xff);
+      return { values: col.values, validity: col.validity, anyNull: false };
+    });
+    fn(cols, sel, count, runtime, consts, out);
+    return exprs.map((e, j) => {
+      if (!e) return null as unknown as Column;
+      const t = out[j];
+      if (t.builder) return t.builder.finish();
+      return { kind: 'fixed', type: e.type, length: count, validity: t.anyNull ? (t.validity ?? null) : null, values: t.values } as FixedColumn;
+    });
+  }) as ProjectKernel;
+  Object.defineProperty(kernel, 'source', { value: source });
+  return kernel;
+}

@@ -1,0 +1,434 @@
+// Expression → JavaScript statements. Each node emits statements computing a value variable and a
+// null flag; the flag is the literal `false` wherever the inputs cannot be null, so the null checks
+// vanish from kernels over NOT NULL columns. Branching forms (AND/OR/CASE/COALESCE) short-circuit,
+// so `x <> 0 AND y / x > 1` never divides by zero.
+
+import type { SqlType } from '../../data/types.js';
+import type { Expr } from '../../sql/ir.js';
+import { likeMatcher } from './runtime.js';
+
+/** What the kernel knows about an input column: its layout and whether it can hold NULLs. */
+export interface ColumnShape {
+  readonly kind: 'fixed' | 'varchar' | 'dict';
+  readonly type: SqlType;
+  readonly nullable: boolean;
+}
+
+export interface Emitted {
+  /** A JS expression (usually a variable) holding the value when not null. */
+  readonly v: string;
+  /** A JS expression that is true when the value is NULL (`false` when it never is). */
+  readonly n: string;
+}
+
+export class KernelBuilder {
+  readonly lines: string[] = [];
+  /** Per-kernel constants (types, sets, matchers), passed to the kernel as `k`. */
+  readonly consts: unknown[] = [];
+  private next = 0;
+  private readonly prologue = new Map<number, string[]>();
+
+  constructor(readonly shapes: readonly ColumnShape[]) {}
+
+  fresh(prefix = 't'): string {
+    return `${prefix}${this.next++}`;
+  }
+
+  constant(value: unknown): string {
+    this.consts.push(value);
+    return `k[${this.consts.length - 1}]`;
+  }
+
+  /** Declarations hoisted out of the row loop for each column used. */
+  columnPrologue(): string[] {
+    return [...this.prologue.values()].flat();
+  }
+
+  private useColumn(index: number): ColumnShape {
+    const shape = this.shapes[index];
+    if (!this.prologue.has(index)) {
+      const c = `cols[${index}]`;
+      const decl: string[] = [];
+      if (shape.kind === 'fixed') decl.push(`const c${index} = ${c}.values;`);
+      else if (shape.kind === 'dict') decl.push(`const c${index} = ${c}.indices; const d${index} = rt.dictStrings(${c});`);
+      else decl.push(`const c${index} = ${c};`);
+      if (shape.nullable) decl.push(`const m${index} = ${c}.validity;`);
+      this.prologue.set(index, decl);
+    }
+    return shape;
+  }
+
+  emit(e: Expr, out: string[]): Emitted {
+    switch (e.kind) {
+      case 'column':
+        return this.emitColumn(e.index);
+      case 'literal':
+        if (e.value === null) return { v: 'null', n: 'true' };
+        if (typeof e.value === 'string') return { v: JSON.stringify(e.value), n: 'false' };
+        if (typeof e.value === 'number' && !Number.isFinite(e.value)) return { v: Number.isNaN(e.value) ? 'NaN' : e.value > 0 ? 'Infinity' : '-Infinity', n: 'false' };
+        return { v: String(e.value), n: 'false' };
+      case 'call':
+        return this.emitCall(e.name, e.args, e.type, out);
+      case 'cast':
+        return this.emitCast(e.arg, e.type, e.safe, out);
+      case 'not': {
+        const a = this.emit(e.arg, out);
+        return { v: `(!${a.v})`, n: a.n };
+      }
+      case 'isNull': {
+        const a = this.emit(e.arg, out);
+        return { v: e.negated ? `(!${paren(a.n)})` : paren(a.n), n: 'false' };
+      }
+      case 'and':
+      case 'or':
+        return this.emitLogical(e.kind, e.args, out);
+      case 'in':
+        return this.emitIn(e.arg, e.list, e.negated, out);
+      case 'case':
+        return this.emitCase(e.whens, e.otherwise, out);
+      case 'coalesce':
+        return this.emitCoalesce(e.args, out);
+      case 'like':
+        return this.emitLike(e.arg, e.pattern, e.escape, e.negated, out);
+    }
+  }
+
+  private emitColumn(index: number): Emitted {
+    const shape = this.useColumn(index);
+    const n = shape.nullable ? `(m${index} !== null && ((m${index}[i >> 3] >> (i & 7)) & 1) === 0)` : 'false';
+    let v: string;
+    if (shape.kind === 'dict') v = `d${index}[c${index}[i]]`;
+    else if (shape.kind === 'varchar') v = `rt.utf8(c${index}, i)`;
+    else if (shape.type.id === 'boolean') v = `(((c${index}[i >> 3] >> (i & 7)) & 1) === 1)`;
+    else if (shape.type.id === 'bigint' || shape.type.id === 'timestamp') v = `(c${index}[2 * i + 1] * 4294967296 + (c${index}[2 * i] >>> 0))`;
+    else v = `c${index}[i]`;
+    return { v, n };
+  }
+
+  /** Evaluates an operand once into variables (so it can be read twice). */
+  private materialize(x: Emitted, out: string[]): Emitted {
+    if (/^[A-Za-z_$][\w$]*$/u.test(x.v) || /^-?[\d.e]+$/u.test(x.v) || x.v.startsWith('"')) return x;
+    const v = this.fresh('v');
+    out.push(`const ${v} = ${x.n === 'false' ? x.v : `${paren(x.n)} ? null : ${x.v}`};`);
+    const n = x.n === 'false' || x.n === 'true' ? x.n : this.fresh('n');
+    if (n !== x.n) out.splice(out.length - 1, 0, `const ${n} = ${x.n};`);
+    return { v, n };
+  }
+
+  /** Null-propagating call: the result is NULL when any argument is. */
+  private strict(args: readonly Expr[], out: string[], body: (v: string[]) => string): Emitted {
+    const vals = args.map((a) => this.materialize(this.emit(a, out), out));
+    const nulls = vals.map((x) => x.n).filter((n) => n !== 'false');
+    if (nulls.includes('true')) return { v: 'null', n: 'true' };
+    const n = nulls.length === 0 ? 'false' : nulls.map(paren).join(' || ');
+    if (n === 'false') return { v: paren(body(vals.map((x) => x.v))), n };
+    // Guard the computation so it never runs on NULL inputs (which could throw).
+    const v = this.fresh('v');
+    const nv = this.fresh('n');
+    out.push(`const ${nv} = ${n};`);
+    out.push(`let ${v} = null; if (!${nv}) ${v} = ${body(vals.map((x) => x.v))};`);
+    return { v, n: nv };
+  }
+
+  private emitCall(name: string, args: readonly Expr[], type: SqlType, out: string[]): Emitted {
+    const t = args.map((a) => a.type);
+    switch (name) {
+      case '$distinct': {
+        const [a, b] = args.map((x) => this.materialize(this.emit(x, out), out));
+        return { v: `(${paren(a.n)} !== ${paren(b.n)} || (!${paren(a.n)} && ${a.v} !== ${b.v}))`, n: 'false' };
+      }
+      case 'nullif': {
+        const [a, b] = args.map((x) => this.materialize(this.emit(x, out), out));
+        const v = this.fresh('v');
+        const n = this.fresh('n');
+        out.push(`let ${v} = ${a.v}, ${n} = ${a.n};`);
+        out.push(`if (!${n} && !${paren(b.n)} && ${a.v} === ${b.v}) ${n} = true;`);
+        return { v, n };
+      }
+      default:
+        return this.strict(args, out, (v) => this.scalar(name, v, t, type));
+    }
+  }
+
+  /** The JS expression for a strict scalar function over non-null argument values. */
+  private scalar(name: string, v: string[], t: readonly SqlType[], type: SqlType): string {
+    const [a, b, c] = v;
+    const decimalScale = (x: SqlType): number => x.scale ?? 0;
+    switch (name) {
+      case '$add':
+      case '$subtract': {
+        const op = name === '$add' ? '+' : '-';
+        if (t[0].id === 'date' && t[1].id === 'interval day to second') return `${a} ${op} Math.trunc(${b} / 86400000)`;
+        if (t[0].id === 'date' && t[1].id === 'interval year to month') return `rt.addMonthsToDays(${a}, ${op}${b})`;
+        if (t[1].id === 'date' && t[0].id === 'interval day to second') return `${b} + Math.trunc(${a} / 86400000)`;
+        if (t[1].id === 'date' && t[0].id === 'interval year to month') return `rt.addMonthsToDays(${b}, ${a})`;
+        if (t[0].id === 'timestamp' && t[1].id === 'interval year to month') return `rt.addMonthsToMillis(${a}, ${op}${b})`;
+        if (t[1].id === 'timestamp' && t[0].id === 'interval year to month') return `rt.addMonthsToMillis(${b}, ${a})`;
+        if (type.id === 'decimal') {
+          const rs = decimalScale(type);
+          return `${scaleBy(a, rs - decimalScale(t[0]))} ${op} ${scaleBy(b, rs - decimalScale(t[1]))}`;
+        }
+        return this.checkedIntegral(`${a} ${op} ${b}`, type);
+      }
+      case '$multiply':
+        return this.checkedIntegral(`${a} * ${b}`, type);
+      case '$divide':
+        if (type.id === 'decimal') return `rt.decimalDivide(${a}, ${decimalScale(t[0])}, ${b}, ${decimalScale(t[1])}, ${decimalScale(type)})`;
+        if (type.id === 'double' || type.id === 'real') return `${a} / ${b}`;
+        return `(${b} === 0 ? rt.fail('DIVISION_BY_ZERO', 'Division by zero') : Math.trunc(${a} / ${b}))`;
+      case '$modulus':
+        if (type.id === 'double' || type.id === 'real') return `${a} % ${b}`;
+        if (type.id === 'decimal') {
+          const rs = decimalScale(type);
+          return `(${b} === 0 ? rt.fail('DIVISION_BY_ZERO', 'Division by zero') : (${scaleBy(a, rs - decimalScale(t[0]))}) % (${scaleBy(b, rs - decimalScale(t[1]))}))`;
+        }
+        return `(${b} === 0 ? rt.fail('DIVISION_BY_ZERO', 'Division by zero') : ${a} % ${b})`;
+      case '$negate':
+        return `-${a}`;
+      case '$eq':
+        return `${a} === ${b}`;
+      case '$ne':
+        return `${a} !== ${b}`;
+      case '$lt':
+        return `${a} < ${b}`;
+      case '$le':
+        return `${a} <= ${b}`;
+      case '$gt':
+        return `${a} > ${b}`;
+      case '$ge':
+        return `${a} >= ${b}`;
+      case '$concat':
+      case 'concat':
+        return v.join(' + ');
+      case 'abs':
+        return `Math.abs(${a})`;
+      case 'sign':
+        return type.id === 'decimal' ? `Math.sign(${a})` : `Math.sign(${a})`;
+      case 'ceil':
+      case 'ceiling':
+        return t[0].id === 'decimal' ? `Math.ceil(${a} / ${10 ** decimalScale(t[0])})` : `Math.ceil(${a})`;
+      case 'floor':
+        return t[0].id === 'decimal' ? `Math.floor(${a} / ${10 ** decimalScale(t[0])})` : `Math.floor(${a})`;
+      case 'truncate':
+        return t[0].id === 'decimal' ? `Math.trunc(${a} / ${10 ** decimalScale(t[0])})` : `Math.trunc(${a})`;
+      case 'round':
+        if (t[0].id === 'decimal') {
+          return b === undefined ? `rt.roundHalfUp(${a} / ${10 ** decimalScale(t[0])})` : `rt.roundDecimal(${a}, ${decimalScale(t[0])}, ${b})`;
+        }
+        if (t[0].id === 'double' || t[0].id === 'real') return b === undefined ? `rt.roundHalfUp(${a})` : `rt.roundTo(${a}, ${b})`;
+        return b === undefined ? a : `rt.roundHalfUp(rt.roundTo(${a}, ${b}))`;
+      case 'sqrt':
+        return `Math.sqrt(${a})`;
+      case 'cbrt':
+        return `Math.cbrt(${a})`;
+      case 'exp':
+        return `Math.exp(${a})`;
+      case 'ln':
+        return `Math.log(${a})`;
+      case 'log10':
+        return `Math.log10(${a})`;
+      case 'log2':
+        return `Math.log2(${a})`;
+      case 'power':
+      case 'pow':
+        return `Math.pow(${a}, ${b})`;
+      case 'mod':
+        return this.scalar('$modulus', v, t, type);
+      case 'pi':
+        return 'Math.PI';
+      case 'random':
+        return 'Math.random()';
+      case 'lower':
+        return `${a}.toLowerCase()`;
+      case 'upper':
+        return `${a}.toUpperCase()`;
+      case 'trim':
+        return `rt.trimSpaces(${a}, true, true)`;
+      case 'ltrim':
+        return `rt.trimSpaces(${a}, true, false)`;
+      case 'rtrim':
+        return `rt.trimSpaces(${a}, false, true)`;
+      case 'reverse':
+        return `rt.reverse(${a})`;
+      case 'length':
+        return `rt.length(${a})`;
+      case 'substr':
+      case 'substring':
+        return c === undefined ? `rt.substr(${a}, ${b})` : `rt.substr(${a}, ${b}, ${c})`;
+      case 'replace':
+        return `${a}.split(${b}).join(${c ?? '""'})`;
+      case 'strpos':
+        return `rt.strpos(${a}, ${b})`;
+      case 'starts_with':
+        return `${a}.startsWith(${b})`;
+      case 'split_part':
+        return `rt.splitPart(${a}, ${b}, ${c})`;
+      case 'lpad':
+        return `rt.pad(${a}, ${b}, ${c}, true)`;
+      case 'rpad':
+        return `rt.pad(${a}, ${b}, ${c}, false)`;
+      case 'regexp_like':
+        return `rt.regexpLike(${a}, ${b})`;
+      case 'year':
+      case 'quarter':
+      case 'month':
+      case 'week':
+      case 'day':
+      case 'day_of_month':
+      case 'day_of_week':
+      case 'dow':
+      case 'day_of_year':
+      case 'doy': {
+        const unit = ({ day_of_month: 'day', dow: 'day_of_week', doy: 'day_of_year' } as Record<string, string>)[name] ?? name;
+        const days = t[0].id === 'timestamp' ? `Math.floor(${a} / 86400000)` : a;
+        return `rt.datePart(${JSON.stringify(unit)}, ${days})`;
+      }
+      case 'hour':
+        return `Math.floor(((${a} % 86400000) + 86400000) % 86400000 / 3600000)`;
+      case 'minute':
+        return `Math.floor(((${a} % 3600000) + 3600000) % 3600000 / 60000)`;
+      case 'second':
+        return `Math.floor(((${a} % 60000) + 60000) % 60000 / 1000)`;
+      case 'date_trunc':
+        return `rt.dateTrunc(${a}, ${b}, ${t[1].id === 'timestamp'})`;
+      case 'date_add':
+        return `rt.dateAdd(${a}, ${b}, ${c}, ${t[2].id === 'timestamp'})`;
+      case 'date_diff':
+        return `rt.dateDiff(${a}, ${b}, ${c}, ${t[1].id === 'timestamp'})`;
+      case 'greatest':
+        return `Math.max(${v.join(', ')})`;
+      case 'least':
+        return `Math.min(${v.join(', ')})`;
+      default:
+        throw new Error(`no kernel for function ${name}`);
+    }
+  }
+
+  private checkedIntegral(expr: string, type: SqlType): string {
+    if (type.id === 'integer') return `rt.checkInteger(${expr})`;
+    return expr;
+  }
+
+  private emitCast(arg: Expr, to: SqlType, safe: boolean, out: string[]): Emitted {
+    const from = arg.type;
+    const a = this.emit(arg, out);
+    const numeric = (id: string): boolean => ['tinyint', 'smallint', 'integer', 'bigint', 'real', 'double'].includes(id);
+    if (from.id === to.id && from.id !== 'decimal' && from.id !== 'varchar') return a;
+    if (from.id === 'unknown') return { v: 'null', n: 'true' };
+    // Widening numeric casts are the identity on JS numbers.
+    if (numeric(from.id) && (to.id === 'double' || (to.id === 'bigint' && from.id !== 'real' && from.id !== 'double'))) return a;
+    if (from.id === 'decimal' && to.id === 'double') return this.strictValue(a, out, (x) => `${x} / ${10 ** (from.scale ?? 0)}`);
+    if (['tinyint', 'smallint', 'integer', 'bigint'].includes(from.id) && to.id === 'decimal') return this.strictValue(a, out, (x) => scaleBy(x, to.scale ?? 0));
+    if (from.id === 'decimal' && to.id === 'decimal' && (from.scale ?? 0) <= (to.scale ?? 0) && (from.precision ?? 38) - (from.scale ?? 0) <= (to.precision ?? 38) - (to.scale ?? 0)) {
+      return this.strictValue(a, out, (x) => scaleBy(x, (to.scale ?? 0) - (from.scale ?? 0)));
+    }
+    if (from.id === 'date' && to.id === 'timestamp') return this.strictValue(a, out, (x) => `${x} * 86400000`);
+    const fromK = this.constant(from);
+    const toK = this.constant(to);
+    const m = this.materialize(a, out);
+    const v = this.fresh('v');
+    const n = this.fresh('n');
+    out.push(`let ${v} = null; if (!${paren(m.n)}) ${v} = rt.castValue(${m.v}, ${fromK}, ${toK}, ${safe});`);
+    out.push(`const ${n} = ${v} === null;`);
+    return { v, n };
+  }
+
+  private strictValue(a: Emitted, out: string[], f: (v: string) => string): Emitted {
+    if (a.n === 'false') return { v: paren(f(a.v)), n: 'false' };
+    const m = this.materialize(a, out);
+    return { v: `(${paren(m.n)} ? null : ${f(m.v)})`, n: m.n };
+  }
+
+  private emitLogical(kind: 'and' | 'or', args: readonly Expr[], out: string[]): Emitted {
+    const v = this.fresh('v');
+    const n = this.fresh('n');
+    const label = this.fresh('L');
+    const decisive = kind === 'and' ? 'false' : 'true';
+    out.push(`let ${v} = ${kind === 'and' ? 'true' : 'false'}, ${n} = false;`);
+    out.push(`${label}: {`);
+    for (const arg of args) {
+      const a = this.emit(arg, out);
+      out.push(`if (!${paren(a.n)} && ${a.v} === ${decisive}) { ${v} = ${decisive}; ${n} = false; break ${label}; }`);
+      if (a.n !== 'false') out.push(`if (${a.n}) ${n} = true;`);
+    }
+    out.push('}');
+    return { v, n };
+  }
+
+  private emitIn(arg: Expr, list: readonly Expr[], negated: boolean, out: string[]): Emitted {
+    const a = this.materialize(this.emit(arg, out), out);
+    const v = this.fresh('v');
+    const n = this.fresh('n');
+    const constants = list.filter((x) => x.kind === 'literal' && x.value !== null);
+    const others = list.filter((x) => !(x.kind === 'literal' && x.value !== null));
+    const listHasNull = list.some((x) => x.kind === 'literal' && x.value === null);
+    out.push(`let ${v} = false, ${n} = ${a.n === 'false' ? 'false' : a.n};`);
+    const label = this.fresh('L');
+    out.push(`${label}: if (!${n}) {`);
+    if (constants.length > 0) {
+      const set = this.constant(new Set(constants.map((x) => (x as { value: unknown }).value)));
+      out.push(`if (${set}.has(${a.v})) { ${v} = true; break ${label}; }`);
+    }
+    for (const item of others) {
+      const x = this.emit(item, out);
+      out.push(`if (${x.n}) ${n} = true; else if (${x.v} === ${a.v}) { ${v} = true; ${n} = false; break ${label}; }`);
+    }
+    if (listHasNull) out.push(`${n} = true;`);
+    out.push('}');
+    return negated ? { v: `(!${v})`, n } : { v, n };
+  }
+
+  private emitCase(whens: readonly { when: Expr; then: Expr }[], otherwise: Expr | null, out: string[]): Emitted {
+    const v = this.fresh('v');
+    const n = this.fresh('n');
+    const label = this.fresh('L');
+    out.push(`let ${v} = null, ${n} = true;`);
+    out.push(`${label}: {`);
+    for (const w of whens) {
+      const c = this.emit(w.when, out);
+      out.push(`if (!${paren(c.n)} && ${c.v} === true) {`);
+      const r = this.emit(w.then, out);
+      out.push(`${v} = ${r.v}; ${n} = ${r.n}; break ${label}; }`);
+    }
+    if (otherwise) {
+      const r = this.emit(otherwise, out);
+      out.push(`${v} = ${r.v}; ${n} = ${r.n};`);
+    }
+    out.push('}');
+    return { v, n };
+  }
+
+  private emitCoalesce(args: readonly Expr[], out: string[]): Emitted {
+    const v = this.fresh('v');
+    const n = this.fresh('n');
+    const label = this.fresh('L');
+    out.push(`let ${v} = null, ${n} = true;`);
+    out.push(`${label}: {`);
+    for (const arg of args) {
+      const a = this.emit(arg, out);
+      out.push(`if (!${paren(a.n)}) { ${v} = ${a.v}; ${n} = false; break ${label}; }`);
+    }
+    out.push('}');
+    return { v, n };
+  }
+
+  private emitLike(arg: Expr, pattern: Expr, escape: Expr | null, negated: boolean, out: string[]): Emitted {
+    const not = negated ? '!' : '';
+    if (pattern.kind === 'literal' && typeof pattern.value === 'string' && (!escape || (escape.kind === 'literal' && typeof escape.value === 'string'))) {
+      const esc = escape && escape.kind === 'literal' ? (escape.value as string) : null;
+      const matcher = this.constant(likeMatcher(pattern.value, esc));
+      return this.strict([arg], out, ([s]) => `${not}${matcher}(${s})`);
+    }
+    const args = escape ? [arg, pattern, escape] : [arg, pattern];
+    return this.strict(args, out, ([s, p, e]) => `${not}rt.like(${s}, ${p}, ${e ?? 'null'})`);
+  }
+}
+
+function paren(x: string): string {
+  return /^[\w$.[\]]+$/u.test(x) ? x : `(${x})`;
+}
+
+function scaleBy(x: string, digits: number): string {
+  if (digits === 0) return x;
+  return `${x} * ${10 ** digits}`;
+}

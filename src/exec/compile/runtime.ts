@@ -1,0 +1,308 @@
+// Helpers that generated kernels call through their `rt` parameter: string decoding, LIKE matchers,
+// casts, date math and errors. Per-kernel constants (types, sets, regexes) live in `consts`.
+
+import type { DictionaryColumn, VarcharColumn } from '../../data/page.js';
+import { readUtf8 } from '../../data/page.js';
+import {
+  addMonthsToDays,
+  addMonthsToMillis,
+  castValue,
+  civilFromDays,
+  daysFromCivil,
+  MS_PER_DAY,
+  POW10,
+  roundHalfUp,
+} from '../../data/values.js';
+import { EngineError, type ErrorName } from '../../util/engine-error.js';
+
+const dictionaryStrings = new WeakMap<VarcharColumn, string[]>();
+
+/** The dictionary's entries as JS strings, decoded once per dictionary. */
+function dictStrings(col: DictionaryColumn): string[] {
+  let s = dictionaryStrings.get(col.dictionary);
+  if (!s) {
+    s = [];
+    for (let i = 0; i < col.dictionary.length; i++) s.push(readUtf8(col.dictionary, i));
+    dictionaryStrings.set(col.dictionary, s);
+  }
+  return s;
+}
+
+function fail(name: ErrorName, message: string): never {
+  throw new EngineError(name, message);
+}
+
+/** SQL LIKE pattern to a RegExp (`%` any run, `_` one character, with an optional escape). */
+export function likeToRegExp(pattern: string, escape: string | null): RegExp {
+  if (escape !== null && [...escape].length !== 1) fail('INVALID_FUNCTION_ARGUMENT', 'Escape string must be a single character');
+  let re = '^';
+  const chars = [...pattern];
+  for (let i = 0; i < chars.length; i++) {
+    const c = chars[i];
+    if (escape !== null && c === escape) {
+      const next = chars[++i];
+      if (next === undefined || (next !== '%' && next !== '_' && next !== escape)) fail('INVALID_FUNCTION_ARGUMENT', 'Escape character must be followed by \'%\', \'_\' or the escape character itself');
+      re += next.replace(/[.*+?^${}()|[\]\\/]/gu, '\\$&');
+    } else if (c === '%') re += '[\\s\\S]*';
+    else if (c === '_') re += '[\\s\\S]';
+    else re += c.replace(/[.*+?^${}()|[\]\\/]/gu, '\\$&');
+  }
+  return new RegExp(`${re}$`, 'u');
+}
+
+/** A fast matcher for a constant LIKE pattern: plain prefix/suffix/contains checks where possible. */
+export function likeMatcher(pattern: string, escape: string | null): (s: string) => boolean {
+  if (escape === null && !pattern.includes('_')) {
+    const parts = pattern.split('%');
+    if (parts.length === 1) return (s) => s === pattern;
+    if (parts.length === 2) {
+      const [pre, post] = parts;
+      return (s) => s.length >= pre.length + post.length && s.startsWith(pre) && s.endsWith(post);
+    }
+    if (parts.length === 3 && parts[0] === '' && parts[2] === '') {
+      const mid = parts[1];
+      return (s) => s.includes(mid);
+    }
+    // General %a%b%c%: ordered substring search.
+    return (s) => {
+      const first = parts[0];
+      const last = parts[parts.length - 1];
+      if (!s.startsWith(first) || s.length < first.length + last.length) return false;
+      let pos = first.length;
+      for (let i = 1; i < parts.length - 1; i++) {
+        const at = s.indexOf(parts[i], pos);
+        if (at < 0) return false;
+        pos = at + parts[i].length;
+      }
+      return s.length - last.length >= pos && s.endsWith(last);
+    };
+  }
+  const re = likeToRegExp(pattern, escape);
+  return (s) => re.test(s);
+}
+
+const likeCache = new Map<string, (s: string) => boolean>();
+
+function like(s: string, pattern: string, escape: string | null): boolean {
+  const key = `${escape ?? ''}\u0000${pattern}`;
+  let m = likeCache.get(key);
+  if (!m) {
+    m = likeMatcher(pattern, escape);
+    if (likeCache.size > 1000) likeCache.clear();
+    likeCache.set(key, m);
+  }
+  return m(s);
+}
+
+function substr(s: string, start: number, length?: number): string {
+  const cps = [...s];
+  const n = cps.length;
+  if (start === 0) return '';
+  let from = start > 0 ? start - 1 : n + start;
+  if (from < 0 || from >= n) return '';
+  const to = length === undefined ? n : Math.min(n, from + Math.max(0, length));
+  if (length !== undefined && length < 0) fail('INVALID_FUNCTION_ARGUMENT', 'Length must be non-negative');
+  from = Math.max(0, from);
+  return cps.slice(from, to).join('');
+}
+
+function codePointLength(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0xd800 || c > 0xdbff) n++;
+  }
+  return n;
+}
+
+function strpos(s: string, sub: string): number {
+  const i = s.indexOf(sub);
+  return i < 0 ? 0 : codePointLength(s.slice(0, i)) + 1;
+}
+
+function splitPart(s: string, delim: string, index: number): string | null {
+  if (index <= 0) fail('INVALID_FUNCTION_ARGUMENT', 'Index must be greater than zero');
+  const parts = delim === '' ? [...s] : s.split(delim);
+  return index <= parts.length ? parts[index - 1] : null;
+}
+
+function pad(s: string, size: number, padding: string, left: boolean): string {
+  if (padding === '') fail('INVALID_FUNCTION_ARGUMENT', 'Padding string must not be empty');
+  const cps = [...s];
+  if (size <= cps.length) return cps.slice(0, size).join('');
+  const need = size - cps.length;
+  const padCps = [...padding];
+  const fill: string[] = [];
+  for (let i = 0; i < need; i++) fill.push(padCps[i % padCps.length]);
+  return left ? fill.join('') + s : s + fill.join('');
+}
+
+function trimSpaces(s: string, left: boolean, right: boolean): string {
+  let a = 0;
+  let b = s.length;
+  if (left) while (a < b && s.charCodeAt(a) === 32) a++;
+  if (right) while (b > a && s.charCodeAt(b - 1) === 32) b--;
+  return s.slice(a, b);
+}
+
+const regexCache = new Map<string, RegExp>();
+
+function regexpLike(s: string, pattern: string): boolean {
+  let re = regexCache.get(pattern);
+  if (!re) {
+    try {
+      re = new RegExp(pattern, 'u');
+    } catch (e) {
+      fail('INVALID_FUNCTION_ARGUMENT', `Invalid regular expression: ${(e as Error).message}`);
+    }
+    if (regexCache.size > 1000) regexCache.clear();
+    regexCache.set(pattern, re);
+  }
+  return re.test(s);
+}
+
+function datePart(unit: string, days: number): number {
+  const [y, m, d] = civilFromDays(days);
+  switch (unit) {
+    case 'year':
+      return y;
+    case 'quarter':
+      return Math.floor((m - 1) / 3) + 1;
+    case 'month':
+      return m;
+    case 'day':
+      return d;
+    case 'day_of_week': {
+      const dow = (((days + 3) % 7) + 7) % 7; // 1970-01-01 was a Thursday; ISO Monday = 1
+      return dow + 1;
+    }
+    case 'day_of_year':
+      return days - daysFromCivil(y, 1, 1) + 1;
+    case 'week': {
+      // ISO week number
+      const dow = ((((days + 3) % 7) + 7) % 7) + 1;
+      const thursday = days - dow + 4;
+      const [ty] = civilFromDays(thursday);
+      return Math.floor((thursday - daysFromCivil(ty, 1, 1)) / 7) + 1;
+    }
+    default:
+      return fail('INVALID_FUNCTION_ARGUMENT', `Unknown date part: ${unit}`);
+  }
+}
+
+const UNIT_MS: Record<string, number> = { millisecond: 1, second: 1000, minute: 60_000, hour: 3_600_000, day: MS_PER_DAY, week: 7 * MS_PER_DAY };
+
+function dateTrunc(unit: string, value: number, isTimestamp: boolean): number {
+  const u = unit.toLowerCase();
+  const days = isTimestamp ? Math.floor(value / MS_PER_DAY) : value;
+  const [y, m] = civilFromDays(days);
+  let truncatedDays: number | undefined;
+  switch (u) {
+    case 'year':
+      truncatedDays = daysFromCivil(y, 1, 1);
+      break;
+    case 'quarter':
+      truncatedDays = daysFromCivil(y, Math.floor((m - 1) / 3) * 3 + 1, 1);
+      break;
+    case 'month':
+      truncatedDays = daysFromCivil(y, m, 1);
+      break;
+    case 'week':
+      truncatedDays = days - ((((days + 3) % 7) + 7) % 7);
+      break;
+    case 'day':
+      truncatedDays = days;
+      break;
+    default:
+      if (!isTimestamp || !(u in UNIT_MS)) fail('INVALID_FUNCTION_ARGUMENT', `'${unit}' is not a valid ${isTimestamp ? 'Timestamp' : 'DATE'} field`);
+      return Math.floor(value / UNIT_MS[u]) * UNIT_MS[u];
+  }
+  return isTimestamp ? truncatedDays * MS_PER_DAY : truncatedDays;
+}
+
+function dateAdd(unit: string, amount: number, value: number, isTimestamp: boolean): number {
+  const u = unit.toLowerCase();
+  const months = ({ year: 12, quarter: 3, month: 1 } as Record<string, number>)[u];
+  if (months !== undefined) return isTimestamp ? addMonthsToMillis(value, amount * months) : addMonthsToDays(value, amount * months);
+  const ms = UNIT_MS[u];
+  if (ms === undefined || (!isTimestamp && ms < MS_PER_DAY)) fail('INVALID_FUNCTION_ARGUMENT', `'${unit}' is not a valid ${isTimestamp ? 'Timestamp' : 'DATE'} field`);
+  return isTimestamp ? value + amount * ms : value + (amount * ms) / MS_PER_DAY;
+}
+
+function dateDiff(unit: string, a: number, b: number, isTimestamp: boolean): number {
+  const u = unit.toLowerCase();
+  const toMs = (x: number): number => (isTimestamp ? x : x * MS_PER_DAY);
+  const months = ({ year: 12, quarter: 3, month: 1 } as Record<string, number>)[u];
+  if (months !== undefined) {
+    const da = Math.floor(toMs(a) / MS_PER_DAY);
+    const db = Math.floor(toMs(b) / MS_PER_DAY);
+    const [ya, ma, dda] = civilFromDays(da);
+    const [yb, mb, ddb] = civilFromDays(db);
+    let diff = (yb - ya) * 12 + (mb - ma);
+    const remA = toMs(a) - daysFromCivil(ya, ma, 1) * MS_PER_DAY;
+    const remB = toMs(b) - daysFromCivil(yb, mb, 1) * MS_PER_DAY;
+    if (diff > 0 && remB < remA) diff--;
+    else if (diff < 0 && remB > remA) diff++;
+    void dda;
+    void ddb;
+    return Math.trunc(diff / months);
+  }
+  const ms = UNIT_MS[u];
+  if (ms === undefined || (!isTimestamp && ms < MS_PER_DAY)) fail('INVALID_FUNCTION_ARGUMENT', `'${unit}' is not a valid ${isTimestamp ? 'Timestamp' : 'DATE'} field`);
+  return Math.trunc((toMs(b) - toMs(a)) / ms);
+}
+
+function decimalDivide(a: number, sa: number, b: number, sb: number, rs: number): number {
+  if (b === 0) fail('DIVISION_BY_ZERO', 'Division by zero');
+  // a/10^sa / (b/10^sb) * 10^rs, rounded half up
+  return roundHalfUp(((a / b) * POW10[sb + rs]) / POW10[sa]);
+}
+
+function roundTo(x: number, digits: number): number {
+  if (!Number.isFinite(x)) return x;
+  const f = 10 ** digits;
+  return roundHalfUp(x * f) / f;
+}
+
+function roundDecimal(scaled: number, scale: number, digits: number): number {
+  if (digits >= scale) return scaled;
+  const f = POW10[scale - digits];
+  return roundHalfUp(scaled / f) * f;
+}
+
+function checkInteger(x: number): number {
+  if (x > 2147483647 || x < -2147483648) fail('NUMERIC_VALUE_OUT_OF_RANGE', `integer overflow: ${x}`);
+  return x;
+}
+
+export const runtime = {
+  checkInteger,
+  utf8: readUtf8,
+  dictStrings,
+  fail,
+  like,
+  likeMatcher,
+  castValue,
+  substr,
+  length: codePointLength,
+  strpos,
+  splitPart,
+  pad,
+  trimSpaces,
+  regexpLike,
+  reverse: (s: string) => [...s].reverse().join(''),
+  datePart,
+  dateTrunc,
+  dateAdd,
+  dateDiff,
+  addMonthsToDays,
+  addMonthsToMillis,
+  decimalDivide,
+  roundHalfUp,
+  roundTo,
+  roundDecimal,
+  POW10,
+  MS_PER_DAY,
+};
+
+export type Runtime = typeof runtime;

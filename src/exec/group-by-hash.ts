@@ -1,0 +1,157 @@
+// Maps rows to dense group ids by their key values: an open-addressing hash table in typed arrays.
+// Keys are numbers (strings are interned to numbers first; dictionary columns are interned once per
+// dictionary), with a NULL flag per key, so one table serves every key type.
+
+import type { Column } from '../data/page.js';
+import { nullFlags, numericValues, stringValues } from './column-readers.js';
+
+const scratch = new Float64Array(1);
+const scratchBits = new Int32Array(scratch.buffer);
+
+function mix(h: number, x: number): number {
+  scratch[0] = x;
+  h = Math.imul(h ^ scratchBits[0], 0x9e3779b1);
+  h = Math.imul(h ^ scratchBits[1], 0x85ebca77);
+  return (h ^ (h >>> 15)) | 0;
+}
+
+export class GroupByHash {
+  /** Per key: the interned strings (for string keys) */
+  readonly strings: (string[] | null)[];
+  private readonly stringIds: (Map<string, number> | null)[];
+  private readonly dictTranslation: WeakMap<object, Int32Array>[];
+  /** Per key: each group's key value and NULL flag. */
+  keyValues: Float64Array[];
+  keyNulls: Uint8Array[];
+  private slots: Int32Array;
+  private hashes: Int32Array;
+  groupCount = 0;
+
+  constructor(readonly stringKey: readonly boolean[]) {
+    const k = stringKey.length;
+    this.strings = stringKey.map((s) => (s ? [] : null));
+    this.stringIds = stringKey.map((s) => (s ? new Map() : null));
+    this.dictTranslation = stringKey.map(() => new WeakMap());
+    this.keyValues = Array.from({ length: k }, () => new Float64Array(64));
+    this.keyNulls = Array.from({ length: k }, () => new Uint8Array(64));
+    this.slots = new Int32Array(128).fill(-1);
+    this.hashes = new Int32Array(64);
+  }
+
+  private intern(key: number, s: string): number {
+    const ids = this.stringIds[key] as Map<string, number>;
+    let id = ids.get(s);
+    if (id === undefined) {
+      id = ids.size;
+      ids.set(s, id);
+      (this.strings[key] as string[]).push(s);
+    }
+    return id;
+  }
+
+  /** Key codes for one key column of a page. */
+  private codes(key: number, col: Column): Float64Array {
+    if (!this.stringKey[key]) return numericValues(col);
+    const n = col.length;
+    const out = new Float64Array(n);
+    if (col.kind === 'dict') {
+      let tr = this.dictTranslation[key].get(col.dictionary);
+      if (!tr) {
+        const strings = stringValues({ ...col.dictionary, length: col.dictionary.length });
+        tr = new Int32Array(strings.length);
+        for (let d = 0; d < strings.length; d++) tr[d] = this.intern(key, strings[d]);
+        this.dictTranslation[key].set(col.dictionary, tr);
+      }
+      const idx = col.indices;
+      for (let i = 0; i < n; i++) out[i] = tr[idx[i]];
+    } else {
+      const strings = stringValues(col);
+      for (let i = 0; i < n; i++) out[i] = this.intern(key, strings[i]);
+    }
+    return out;
+  }
+
+  /** Assigns a group id to every row of the key columns. */
+  groupIds(keys: readonly Column[], n: number): Int32Array {
+    const ids = new Int32Array(n);
+    const k = keys.length;
+    if (k === 0) {
+      if (this.groupCount === 0) this.groupCount = 1;
+      return ids;
+    }
+    const codes = keys.map((c, i) => this.codes(i, c));
+    const nulls = keys.map((c) => nullFlags(c));
+    for (let r = 0; r < n; r++) {
+      let h = 0x12345;
+      for (let c = 0; c < k; c++) {
+        const isNull = nulls[c] !== null && (nulls[c] as Uint8Array)[r] === 1;
+        h = mix(h, isNull ? 0.5 : codes[c][r]);
+      }
+      ids[r] = this.findOrInsert(h, codes, nulls, r);
+    }
+    return ids;
+  }
+
+  private findOrInsert(h: number, codes: Float64Array[], nulls: (Uint8Array | null)[], r: number): number {
+    const mask = this.slots.length - 1;
+    let slot = h & mask;
+    for (;;) {
+      const g = this.slots[slot];
+      if (g === -1) break;
+      if (this.hashes[g] === h && this.equals(g, codes, nulls, r)) return g;
+      slot = (slot + 1) & mask;
+    }
+    const g = this.groupCount++;
+    this.ensureCapacity(this.groupCount);
+    this.hashes[g] = h;
+    for (let c = 0; c < codes.length; c++) {
+      const isNull = nulls[c] !== null && (nulls[c] as Uint8Array)[r] === 1;
+      this.keyNulls[c][g] = isNull ? 1 : 0;
+      this.keyValues[c][g] = isNull ? 0 : codes[c][r];
+    }
+    this.slots[slot] = g;
+    if (this.groupCount * 2 > this.slots.length) this.rehash();
+    return g;
+  }
+
+  private equals(g: number, codes: Float64Array[], nulls: (Uint8Array | null)[], r: number): boolean {
+    for (let c = 0; c < codes.length; c++) {
+      const isNull = nulls[c] !== null && (nulls[c] as Uint8Array)[r] === 1;
+      if (isNull !== (this.keyNulls[c][g] === 1)) return false;
+      if (!isNull) {
+        const a = this.keyValues[c][g];
+        const b = codes[c][r];
+        if (a !== b && !(a !== a && b !== b)) return false;
+      }
+    }
+    return true;
+  }
+
+  private ensureCapacity(groups: number): void {
+    if (groups <= this.hashes.length) return;
+    const size = this.hashes.length * 2;
+    const grow = <T extends Float64Array | Uint8Array | Int32Array>(a: T, make: (n: number) => T): T => {
+      const b = make(size);
+      b.set(a);
+      return b;
+    };
+    this.hashes = grow(this.hashes, (n) => new Int32Array(n));
+    this.keyValues = this.keyValues.map((a) => grow(a, (n) => new Float64Array(n)));
+    this.keyNulls = this.keyNulls.map((a) => grow(a, (n) => new Uint8Array(n)));
+  }
+
+  private rehash(): void {
+    const slots = new Int32Array(this.slots.length * 2).fill(-1);
+    const mask = slots.length - 1;
+    for (let g = 0; g < this.groupCount; g++) {
+      let slot = this.hashes[g] & mask;
+      while (slots[slot] !== -1) slot = (slot + 1) & mask;
+      slots[slot] = g;
+    }
+    this.slots = slots;
+  }
+
+  memoryBytes(): number {
+    return this.slots.byteLength + this.hashes.byteLength + this.keyValues.reduce((n, a) => n + a.byteLength + a.length, 0);
+  }
+}

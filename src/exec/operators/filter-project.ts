@@ -1,0 +1,69 @@
+// FilterAndProject: one compiled filter loop producing a selection vector, then pass-through columns
+// gathered by that selection and computed columns from one fused projection loop.
+
+import type { Column, Page } from '../../data/page.js';
+import type { Expr } from '../../sql/ir.js';
+import { compileFilter, compileProjection, shapesOf } from '../compile/compile.js';
+import { gatherColumn } from '../gather.js';
+import { emptyOperatorStats, nowNanos, recordInput, recordOutput, type OperatorStats } from '../metrics.js';
+import type { Operator, PageSink } from './operator.js';
+
+export class FilterProjectOperator implements Operator {
+  readonly stats: OperatorStats;
+  private scratch = new Int32Array(0);
+
+  constructor(
+    operatorId: number,
+    private readonly filter: Expr | null,
+    private readonly projections: readonly Expr[],
+    private readonly next: PageSink,
+  ) {
+    this.stats = emptyOperatorStats(operatorId, 'FilterAndProjectOperator');
+  }
+
+  addInput(page: Page): void {
+    const start = nowNanos();
+    recordInput(this.stats, page);
+    const out = this.process(page);
+    this.stats.addInputNanos += nowNanos() - start;
+    if (out && out.length > 0) {
+      recordOutput(this.stats, out);
+      this.next(out);
+    }
+  }
+
+  process(page: Page): Page | null {
+    const shapes = shapesOf(page);
+    let sel: Int32Array | null = null;
+    let count = page.length;
+    if (this.filter) {
+      if (this.scratch.length < page.length) this.scratch = new Int32Array(page.length);
+      count = compileFilter(this.filter, shapes)(page.columns, page.length, this.scratch);
+      if (count === 0) return null;
+      if (count < page.length) sel = this.scratch;
+    }
+    const columns: (Column | null)[] = this.projections.map((e) => {
+      if (e.kind !== 'column') return null;
+      const col = page.columns[e.index];
+      return sel === null ? col : gatherColumn(col, sel, count);
+    });
+    if (columns.some((c) => c === null)) {
+      const computed = compileProjection(
+        this.projections.map((e) => (e.kind === 'column' ? null : e)),
+        shapes,
+      )(page.columns, sel, count);
+      computed.forEach((c, j) => {
+        if (columns[j] === null) columns[j] = c;
+      });
+    }
+    return { length: count, columns: columns as Column[] };
+  }
+
+  finish(): void {
+    this.stats.finishCalls++;
+  }
+
+  isDone(): boolean {
+    return false;
+  }
+}

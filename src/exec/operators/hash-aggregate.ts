@@ -1,0 +1,95 @@
+// Hash aggregation: rows → group ids through the typed-array GroupByHash, then every aggregate's
+// accumulator updates (raw step) or merges partial states (final step). Output on finish.
+
+import type { Column, Page } from '../../data/page.js';
+import type { SqlType } from '../../data/types.js';
+import { createAccumulator, filterMask, intermediateTypes, type Accumulator } from '../aggregates.js';
+import { columnFromNumbers, columnFromStrings } from '../build-columns.js';
+import { GroupByHash } from '../group-by-hash.js';
+import { emptyOperatorStats, nowNanos, recordInput, recordOutput, type OperatorStats } from '../metrics.js';
+import type { AggregateSpec } from '../specs.js';
+import type { Operator, PageSink } from './operator.js';
+
+export class HashAggregateOperator implements Operator {
+  readonly stats: OperatorStats;
+  private readonly hash: GroupByHash;
+  private readonly accumulators: Accumulator[];
+  private readonly stateOffsets: number[] = [];
+
+  constructor(
+    operatorId: number,
+    private readonly step: 'partial' | 'final' | 'single',
+    private readonly groupBy: readonly number[],
+    private readonly aggregates: readonly AggregateSpec[],
+    private readonly inputTypes: readonly SqlType[],
+    private readonly next: PageSink,
+  ) {
+    this.stats = emptyOperatorStats(operatorId, groupBy.length === 0 ? 'AggregationOperator' : 'HashAggregationOperator');
+    this.hash = new GroupByHash(groupBy.map((i) => inputTypes[i].id === 'varchar'));
+    this.accumulators = aggregates.map((a) => {
+      const argType = step === 'final' ? a.type : a.argType;
+      return createAccumulator(a, argType !== null && argType.id === 'varchar');
+    });
+    // In the final step the input is [keys..., states of aggregate 0..., states of aggregate 1...].
+    let offset = groupBy.length;
+    for (const a of aggregates) {
+      this.stateOffsets.push(offset);
+      offset += intermediateTypes(a).length;
+    }
+  }
+
+  addInput(page: Page): void {
+    const start = nowNanos();
+    recordInput(this.stats, page);
+    const n = page.length;
+    const groups = this.hash.groupIds(this.groupBy.map((i) => page.columns[i]), n);
+    this.aggregates.forEach((a, k) => {
+      const acc = this.accumulators[k];
+      if (this.step === 'final') {
+        const width = intermediateTypes(a).length;
+        acc.merge(groups, n, page.columns.slice(this.stateOffsets[k], this.stateOffsets[k] + width));
+      } else {
+        const mask = a.filter === null ? null : filterMask(page.columns[a.filter]);
+        acc.update(groups, n, a.args.map((i) => page.columns[i]), mask);
+      }
+    });
+    const memory = this.hash.memoryBytes() + this.accumulators.reduce((m, acc) => m + acc.memoryBytes(), 0);
+    this.stats.peakMemoryBytes = Math.max(this.stats.peakMemoryBytes, memory);
+    this.stats.addInputNanos += nowNanos() - start;
+  }
+
+  finish(): void {
+    const start = nowNanos();
+    this.stats.finishCalls++;
+    // A global aggregation has exactly one group, even over no rows.
+    if (this.groupBy.length === 0 && this.hash.groupCount === 0) this.hash.groupIds([], 0);
+    const groupCount = this.hash.groupCount;
+    const columns: Column[] = this.groupBy.map((input, k) => this.keyColumn(k, this.inputTypes[input], groupCount));
+    for (const acc of this.accumulators) {
+      if (this.step === 'partial') columns.push(...acc.intermediate(groupCount));
+      else columns.push(acc.final(groupCount));
+    }
+    const out: Page = { length: groupCount, columns };
+    this.stats.finishNanos += nowNanos() - start;
+    if (groupCount > 0) {
+      recordOutput(this.stats, out);
+      this.next(out);
+    }
+  }
+
+  private keyColumn(k: number, type: SqlType, n: number): Column {
+    const strings = this.hash.strings[k];
+    const values = this.hash.keyValues[k];
+    const nulls = this.hash.keyNulls[k];
+    if (strings) {
+      const out: (string | null)[] = new Array(n);
+      for (let g = 0; g < n; g++) out[g] = nulls[g] ? null : strings[values[g]];
+      return columnFromStrings(type, out, n);
+    }
+    return columnFromNumbers(type, values, nulls, n);
+  }
+
+  isDone(): boolean {
+    return false;
+  }
+}

@@ -1,0 +1,124 @@
+// A pipeline is a fragment's operators wired source → ... → sink. A driver runs one pipeline over
+// one input (a split, or a batch of exchanged pages) and returns the pages and every operator's
+// statistics. The same code runs in a Piscina worker (worker.ts) or inline on the main thread.
+
+import type { Page } from '../data/page.js';
+import type { SqlType } from '../data/types.js';
+import { intermediateTypes } from './aggregates.js';
+import { emptyOperatorStats, nowNanos, recordInput, recordOutput, type OperatorStats } from './metrics.js';
+import { FilterProjectOperator } from './operators/filter-project.js';
+import { HashAggregateOperator } from './operators/hash-aggregate.js';
+import { LimitOperator } from './operators/limit.js';
+import type { Operator, PageSink } from './operators/operator.js';
+import { OrderByOperator } from './operators/order-by.js';
+import type { FragmentSpec, OperatorSpec } from './specs.js';
+
+/** The output types of an operator given its input types. */
+export function operatorOutputTypes(spec: OperatorSpec, input: readonly SqlType[]): SqlType[] {
+  switch (spec.op) {
+    case 'filterProject':
+      return spec.projections.map((e) => e.type);
+    case 'aggregate': {
+      const keys = spec.groupBy.map((i) => input[i]);
+      if (spec.step === 'partial') return [...keys, ...spec.aggregates.flatMap(intermediateTypes)];
+      return [...keys, ...spec.aggregates.map((a) => a.type)];
+    }
+    case 'orderBy':
+    case 'limit':
+      return [...input];
+  }
+}
+
+export class Pipeline {
+  readonly operators: Operator[] = [];
+  readonly sourceStats: OperatorStats;
+  readonly outputStats: OperatorStats;
+  private readonly head: PageSink;
+
+  constructor(
+    readonly fragment: FragmentSpec,
+    sink: PageSink,
+  ) {
+    this.sourceStats = emptyOperatorStats(0, fragment.source.kind === 'scan' ? 'TableScanOperator' : 'ExchangeOperator');
+    const n = fragment.operators.length;
+    this.outputStats = emptyOperatorStats(n + 1, 'TaskOutputOperator');
+    const output: PageSink = (page) => {
+      recordInput(this.outputStats, page);
+      recordOutput(this.outputStats, page);
+      sink(page);
+    };
+    // Build back to front so each operator knows its downstream.
+    const types: SqlType[][] = [fragment.inputTypes.slice()];
+    for (const spec of fragment.operators) types.push(operatorOutputTypes(spec, types[types.length - 1]));
+    let next = output;
+    const built: Operator[] = [];
+    for (let i = n - 1; i >= 0; i--) {
+      const op = createOperator(i + 1, fragment.operators[i], types[i], next);
+      built.unshift(op);
+      const downstream = op;
+      next = (page) => downstream.addInput(page);
+    }
+    this.operators = built;
+    this.head = next;
+  }
+
+  /** Feeds a source page through the pipeline. */
+  addInput(page: Page): void {
+    recordInput(this.sourceStats, page);
+    recordOutput(this.sourceStats, page);
+    if (page.length > 0) this.head(page);
+  }
+
+  finish(): void {
+    const start = nowNanos();
+    this.sourceStats.finishCalls++;
+    for (const op of this.operators) op.finish();
+    this.outputStats.finishCalls++;
+    this.outputStats.finishNanos += nowNanos() - start;
+  }
+
+  /** True once a downstream LIMIT is satisfied: the source can stop. */
+  isDone(): boolean {
+    return this.operators.some((op) => op.isDone());
+  }
+
+  stats(): OperatorStats[] {
+    return [this.sourceStats, ...this.operators.map((o) => o.stats), this.outputStats];
+  }
+}
+
+function createOperator(id: number, spec: OperatorSpec, input: readonly SqlType[], next: PageSink): Operator {
+  switch (spec.op) {
+    case 'filterProject':
+      return new FilterProjectOperator(id, spec.filter, spec.projections, next);
+    case 'aggregate':
+      return new HashAggregateOperator(id, spec.step, spec.groupBy, spec.aggregates, input, next);
+    case 'orderBy':
+      return new OrderByOperator(id, spec.keys, spec.limit, input, next);
+    case 'limit':
+      return new LimitOperator(id, spec.count, spec.offset, next);
+  }
+}
+
+export interface DriverResult {
+  readonly pages: Page[];
+  readonly stats: OperatorStats[];
+  readonly wallNanos: number;
+  readonly cpuNanos: number;
+}
+
+/** Runs a pipeline over complete input: all pages are added, then finish. */
+export function runPipeline(fragment: FragmentSpec, input: Iterable<Page>): DriverResult {
+  const wall0 = nowNanos();
+  const pages: Page[] = [];
+  const pipeline = new Pipeline(fragment, (p) => pages.push(p));
+  for (const page of input) {
+    if (pipeline.isDone()) break;
+    pipeline.addInput(page);
+  }
+  pipeline.finish();
+  const wallNanos = nowNanos() - wall0;
+  // A driver runs synchronously on its thread, so its wall time is its CPU time (Node 20 has no
+  // per-thread CPU clock).
+  return { pages, stats: pipeline.stats(), wallNanos, cpuNanos: wallNanos };
+}

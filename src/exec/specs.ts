@@ -1,0 +1,63 @@
+// Physical plan data: what a task runs. Plain data only, so a fragment travels to worker threads by
+// structured clone, is accepted as JSON by POST /v1/task/{taskId}, and keys the kernel caches.
+
+import type { SqlType } from '../data/types.js';
+import type { Expr } from '../sql/ir.js';
+import type { AggregateName, SortKey } from '../sql/plan.js';
+
+export interface AggregateSpec {
+  readonly name: AggregateName;
+  /** Input columns of the arguments (raw step) — ignored in the final step, which reads states. */
+  readonly args: readonly number[];
+  readonly argType: SqlType | null;
+  readonly filter: number | null;
+  /** The final result type. */
+  readonly type: SqlType;
+}
+
+export type OperatorSpec =
+  | { readonly op: 'filterProject'; readonly filter: Expr | null; readonly projections: readonly Expr[] }
+  | {
+      readonly op: 'aggregate';
+      /** partial: raw rows → states; final: states → results; single: raw rows → results. */
+      readonly step: 'partial' | 'final' | 'single';
+      readonly groupBy: readonly number[];
+      readonly aggregates: readonly AggregateSpec[];
+    }
+  | { readonly op: 'orderBy'; readonly keys: readonly SortKey[]; readonly limit: number | null }
+  | { readonly op: 'limit'; readonly count: number | null; readonly offset: number };
+
+export type SourceSpec =
+  /** Reads the splits it is given (a table scan). */
+  | { readonly kind: 'scan'; readonly table: string; readonly columns: readonly number[] }
+  /** Reads pages from the tasks of other stages. */
+  | { readonly kind: 'exchange'; readonly stages: readonly number[] };
+
+export interface FragmentSpec {
+  readonly stageId: number;
+  readonly source: SourceSpec;
+  readonly inputTypes: readonly SqlType[];
+  readonly operators: readonly OperatorSpec[];
+  readonly outputTypes: readonly SqlType[];
+  /** source = one driver per split, spread over the pool; single = one task gathers everything. */
+  readonly partitioning: 'source' | 'single';
+}
+
+/** The Trino operator type name an operator reports in task statistics. */
+export function operatorTypeName(spec: OperatorSpec): string {
+  switch (spec.op) {
+    case 'filterProject':
+      return 'FilterAndProjectOperator';
+    case 'aggregate':
+      return spec.groupBy.length === 0 ? 'AggregationOperator' : 'HashAggregationOperator';
+    case 'orderBy':
+      return spec.limit === null ? 'OrderByOperator' : 'TopNOperator';
+    case 'limit':
+      return 'LimitOperator';
+  }
+}
+
+/** True when the operator must see all its input before producing output. */
+export function isBlocking(spec: OperatorSpec): boolean {
+  return spec.op === 'aggregate' || spec.op === 'orderBy';
+}

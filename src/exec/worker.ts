@@ -1,0 +1,45 @@
+// Piscina entry: runs one driver (a fragment's pipeline over one split or one batch of exchanged
+// pages) on a worker thread. Pages in and out are SharedArrayBuffer-backed, so nothing is copied.
+// Errors come back as data: structured clone would drop an EngineError's code.
+
+import { generateTpchSplit, installTextPool, textPoolReady, TEXT_POOL_SIZE, type TpchSplit } from '../connectors/tpch/index.js';
+import { buildTextPool } from '../connectors/tpch/text-pool.js';
+import type { Split } from '../connectors/catalog.js';
+import type { Page } from '../data/page.js';
+import { toEngineError, type SerializedEngineError } from '../util/engine-error.js';
+import { runPipeline, type DriverResult } from './pipeline.js';
+import type { FragmentSpec } from './specs.js';
+
+export type WorkerRequest =
+  | { readonly kind: 'driver'; readonly fragment: FragmentSpec; readonly split?: Split; readonly pages?: readonly Page[]; readonly textPool?: Uint8Array }
+  | { readonly kind: 'buildTextPool' };
+
+export type WorkerResponse =
+  | { readonly ok: true; readonly result: DriverResult; readonly generated?: { readonly cacheKey: string; readonly page: Page } }
+  | { readonly ok: true; readonly textPool: Uint8Array }
+  | { readonly ok: false; readonly error: SerializedEngineError };
+
+function project(page: Page, columns: readonly number[]): Page {
+  return { length: page.length, columns: columns.map((c) => page.columns[c]) };
+}
+
+export function runWorkerRequest(req: WorkerRequest): WorkerResponse {
+  try {
+    if (req.kind === 'buildTextPool') return { ok: true, textPool: buildTextPool(TEXT_POOL_SIZE) };
+    const { fragment } = req;
+    if (fragment.source.kind === 'exchange') return { ok: true, result: runPipeline(fragment, req.pages ?? []) };
+    const split = req.split;
+    if (!split) throw new Error('a scan driver needs a split');
+    const columns = fragment.source.columns;
+    if (split.kind === 'pages') return { ok: true, result: runPipeline(fragment, split.pages.map((p) => project(p, columns))) };
+    if (split.connector !== 'tpch') throw new Error(`no generator for connector ${split.connector}`);
+    if (!textPoolReady() && req.textPool) installTextPool(req.textPool);
+    // Generate every column once: the page is cached by the coordinator for later queries.
+    const page = generateTpchSplit(split.descriptor as TpchSplit);
+    return { ok: true, result: runPipeline(fragment, [project(page, columns)]), generated: { cacheKey: split.cacheKey, page } };
+  } catch (e) {
+    return { ok: false, error: toEngineError(e).toJSON() };
+  }
+}
+
+export default runWorkerRequest;
