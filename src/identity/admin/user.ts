@@ -1,0 +1,306 @@
+// /admin/realms/{realm}/users/{id}: get, update, delete and the user's sub-resources (UserResource).
+import { ERR, errorMessage } from '../errors.js';
+import * as userConv from '../model/user.js';
+import * as groupConv from '../model/group.js';
+import { CredentialRepresentation, FederatedIdentityRepresentation, UserRepresentation } from '../model/schemas.js';
+import { checkPasswordPolicy, parsePasswordPolicy } from '../oidc/password.js';
+import { checkUserUnique, deleteUser } from '../managers.js';
+import type { ClientEntity, GroupEntity, RealmEntity, StoredCredential, UserEntity } from '../store/entities.js';
+import * as repo from '../store/repo.js';
+import { noContent, ok, page, type AdminContext, type AdminRoutes } from './context.js';
+import { groupRep } from './groups.js';
+import { registerRoleMapper } from './role-mapper.js';
+import { USER_PROFILE_METADATA, userAccess } from './users.js';
+
+export function sessionRep(s: { id: string; username: string; userId: string; ipAddress: string; start: number; lastAccess: number; rememberMe: boolean; clients: Map<string, string> }) {
+  return { id: s.id, username: s.username, userId: s.userId, ipAddress: s.ipAddress, start: s.start, lastAccess: s.lastAccess, rememberMe: s.rememberMe, clients: Object.fromEntries(s.clients), transientUser: false };
+}
+
+export function register(r: AdminRoutes): void {
+  const svc = r.svc;
+  const store = svc.store;
+  const locate = (ctx: AdminContext): UserEntity => {
+    const u = repo.userInRealm(store, ctx.realm.id, ctx.param('userId'));
+    if (!u) {
+      if (!ctx.auth.users.canQuery()) throw ERR.forbidden();
+      throw ERR.userNotFound();
+    }
+    return u;
+  };
+  const P = '/users/:userId';
+
+  r.realm('GET', P, (ctx) => {
+    ctx.auth.users.requireView();
+    const u = locate(ctx);
+    const rep: Record<string, unknown> = { ...userConv.toRepresentation(u), access: userAccess(ctx) };
+    if (ctx.queryBool('userProfileMetadata', false)) rep.userProfileMetadata = USER_PROFILE_METADATA();
+    return ok(rep);
+  });
+
+  r.realm('PUT', P, async (ctx) => {
+    ctx.auth.users.requireManage();
+    const u = locate(ctx);
+    const rep = ctx.body(UserRepresentation);
+    if (rep.username != null && rep.username.toLowerCase() !== u.username && ctx.realm.editUsernameAllowed === false && !ctx.realm.registrationEmailAsUsername) {
+      // Keycloak lets admins rename users; only the read-only username of federated users is refused.
+    }
+    const creds: StoredCredential[] = [];
+    const policy = parsePasswordPolicy(ctx.realm.passwordPolicy);
+    for (const c of rep.credentials ?? []) {
+      if ((c.type ?? 'password') === 'password' && c.value != null) {
+        checkPasswordPolicy(policy, c.value, { username: rep.username ?? u.username, email: rep.email ?? u.email });
+        const cred = await svc.hashForRealm(ctx.realm, c.value);
+        if (c.temporary) cred.temporary = true;
+        creds.push(cred);
+      }
+    }
+    await ctx.write((tx, ev) => {
+      const cur = tx.get<UserEntity>('users', u.id);
+      if (!cur) throw ERR.userNotFound();
+      const next = userConv.applyRepresentation(cur, rep);
+      if (!next.username) throw errorMessage(400, 'error-user-attribute-required', { field: 'username' });
+      checkUserUnique(tx, tx.get<RealmEntity>('realms', ctx.realm.id)!, next);
+      if (creds.length) {
+        next.credentials = [...next.credentials.filter((c) => c.type !== 'password'), ...creds];
+        if (creds.some((c) => c.temporary) && !next.requiredActions.includes('UPDATE_PASSWORD')) next.requiredActions = [...next.requiredActions, 'UPDATE_PASSWORD'];
+      }
+      tx.put('users', u.id, next);
+      ev.update('USER', `users/${u.id}`, userConv.stripSecrets(rep));
+    });
+    if (rep.enabled === false) svc.sessions.removeWhere((s) => s.userId === u.id);
+    return noContent();
+  });
+
+  r.realm('DELETE', P, async (ctx) => {
+    ctx.auth.users.requireManage();
+    const u = locate(ctx);
+    await ctx.write((tx, ev) => {
+      const cur = tx.get<UserEntity>('users', u.id);
+      if (!cur) throw ERR.userNotFound();
+      deleteUser(tx, cur);
+      ev.delete('USER', `users/${u.id}`);
+    });
+    svc.sessions.removeWhere((s) => s.userId === u.id);
+    return noContent();
+  });
+
+  // ── credentials ──
+  r.realm('PUT', `${P}/reset-password`, async (ctx) => {
+    ctx.auth.users.requireManage();
+    const u = locate(ctx);
+    const rep = ctx.body(CredentialRepresentation);
+    if (rep.value == null || rep.value === '') throw errorMessage(400, 'Empty password');
+    if (rep.type != null && rep.type !== 'password') throw errorMessage(400, 'Unsupported credential type');
+    checkPasswordPolicy(parsePasswordPolicy(ctx.realm.passwordPolicy), rep.value, { username: u.username, email: u.email });
+    const cred = await svc.hashForRealm(ctx.realm, rep.value);
+    const temporary = rep.temporary ?? true;
+    if (temporary) cred.temporary = true;
+    await ctx.write((tx, ev) => {
+      const cur = tx.get<UserEntity>('users', u.id)!;
+      const old = cur.credentials.find((c) => c.type === 'password');
+      if (old) {
+        cred.id = old.id;
+        if (old.userLabel !== undefined) cred.userLabel = old.userLabel;
+      }
+      const requiredActions = temporary ? [...new Set([...cur.requiredActions, 'UPDATE_PASSWORD'])] : cur.requiredActions.filter((a) => a !== 'UPDATE_PASSWORD');
+      tx.put('users', u.id, { ...cur, credentials: [...cur.credentials.filter((c) => c.type !== 'password'), cred], requiredActions });
+      ev.action('USER', `users/${u.id}/reset-password`, userConv.stripSecrets(rep));
+    });
+    return noContent();
+  });
+
+  r.realm('GET', `${P}/credentials`, (ctx) => {
+    ctx.auth.users.requireView();
+    const u = locate(ctx);
+    return ok([...u.credentials].sort((a, b) => a.priority - b.priority).map(userConv.credentialToRepresentation));
+  });
+  r.realm('GET', `${P}/configured-user-storage-credential-types`, (ctx) => {
+    ctx.auth.users.requireView();
+    locate(ctx);
+    return ok([]);
+  });
+  const credAction = (method: string, path: string, fn: (u: UserEntity, ctx: AdminContext) => UserEntity, op: 'delete' | 'action') =>
+    r.realm(method, `${P}/credentials/:credId${path}`, async (ctx) => {
+      ctx.auth.users.requireManage();
+      const u = locate(ctx);
+      if (!u.credentials.some((c) => c.id === ctx.param('credId'))) throw ERR.notFound('Credential not found');
+      await ctx.write((tx, ev) => {
+        const cur = tx.get<UserEntity>('users', u.id)!;
+        tx.put('users', u.id, fn(cur, ctx));
+        ev[op]('USER', `users/${u.id}/credentials/${ctx.param('credId')}${path}`);
+      });
+      return noContent();
+    });
+  credAction('DELETE', '', (u, ctx) => ({ ...u, credentials: u.credentials.filter((c) => c.id !== ctx.param('credId')) }), 'delete');
+  credAction('PUT', '/userLabel', (u, ctx) => {
+    const label = ctx.req.body.toString('utf8').trim();
+    return { ...u, credentials: u.credentials.map((c) => (c.id === ctx.param('credId') ? { ...c, userLabel: label } : c)) };
+  }, 'action');
+  const reorder = (u: UserEntity, id: string, afterId: string | null): UserEntity => {
+    const list = [...u.credentials].sort((a, b) => a.priority - b.priority);
+    const moving = list.find((c) => c.id === id)!;
+    const rest = list.filter((c) => c.id !== id);
+    const idx = afterId === null ? 0 : rest.findIndex((c) => c.id === afterId) + 1;
+    if (afterId !== null && idx === 0) throw ERR.notFound('Credential not found');
+    rest.splice(idx, 0, moving);
+    return { ...u, credentials: rest.map((c, i) => ({ ...c, priority: (i + 1) * 10 })) };
+  };
+  credAction('POST', '/moveToFirst', (u, ctx) => reorder(u, ctx.param('credId'), null), 'action');
+  credAction('POST', '/moveAfter/:after', (u, ctx) => reorder(u, ctx.param('credId'), ctx.param('after')), 'action');
+
+  r.realm('PUT', `${P}/remove-totp`, async (ctx) => {
+    ctx.auth.users.requireManage();
+    const u = locate(ctx);
+    await ctx.write((tx, ev) => {
+      const cur = tx.get<UserEntity>('users', u.id)!;
+      tx.put('users', u.id, { ...cur, credentials: cur.credentials.filter((c) => c.type !== 'otp') });
+      ev.action('USER', `users/${u.id}/remove-totp`);
+    });
+    return noContent();
+  });
+
+  // ── groups ──
+  const userGroups = (ctx: AdminContext, u: UserEntity): GroupEntity[] => {
+    const search = ctx.query('search')?.toLowerCase();
+    return repo
+      .userGroupIds(store, u.id)
+      .map((id) => store.get<GroupEntity>('groups', id))
+      .filter((g): g is GroupEntity => !!g && (!search || g.name.toLowerCase().includes(search)))
+      .sort((a, b) => (a.name < b.name ? -1 : 1));
+  };
+  r.realm('GET', `${P}/groups`, (ctx) => {
+    ctx.auth.users.requireView();
+    const u = locate(ctx);
+    const brief = ctx.queryBool('briefRepresentation', true);
+    return ok(page(userGroups(ctx, u), ctx.queryInt('first', 0), ctx.queryInt('max', 100)).map((g) => {
+      const rep: groupConv.GroupRep = groupRep(store, g, brief);
+      return rep;
+    }));
+  });
+  r.realm('GET', `${P}/groups/count`, (ctx) => {
+    ctx.auth.users.requireView();
+    return ok({ count: userGroups(ctx, locate(ctx)).length });
+  });
+  r.realm('PUT', `${P}/groups/:groupId`, async (ctx) => {
+    ctx.auth.users.requireManage();
+    const u = locate(ctx);
+    const g = repo.groupInRealm(store, ctx.realm.id, ctx.param('groupId'));
+    if (!g) throw ERR.notFound('Group not found');
+    await ctx.write((tx, ev) => {
+      if (tx.get('userGroups', [u.id, g.id]) !== undefined) return;
+      tx.put('userGroups', [u.id, g.id], 1);
+      ev.create('GROUP_MEMBERSHIP', `users/${u.id}/groups/${g.id}`, groupRep(tx, g, true));
+    });
+    return noContent();
+  });
+  r.realm('DELETE', `${P}/groups/:groupId`, async (ctx) => {
+    ctx.auth.users.requireManage();
+    const u = locate(ctx);
+    const g = repo.groupInRealm(store, ctx.realm.id, ctx.param('groupId'));
+    if (!g) throw ERR.notFound('Group not found');
+    await ctx.write((tx, ev) => {
+      if (tx.get('userGroups', [u.id, g.id]) === undefined) return;
+      tx.del('userGroups', [u.id, g.id]);
+      ev.delete('GROUP_MEMBERSHIP', `users/${u.id}/groups/${g.id}`, groupRep(tx, g, true));
+    });
+    return noContent();
+  });
+
+  // ── sessions, consents, federated identities, misc ──
+  r.realm('GET', `${P}/sessions`, (ctx) => {
+    ctx.auth.users.requireView();
+    const u = locate(ctx);
+    return ok(svc.sessions.list((s) => s.userId === u.id && !s.offline).map(sessionRep));
+  });
+  r.realm('GET', `${P}/offline-sessions/:clientUuid`, (ctx) => {
+    ctx.auth.users.requireView();
+    const u = locate(ctx);
+    const c = repo.clientInRealm(store, ctx.realm.id, ctx.param('clientUuid'));
+    if (!c) throw ERR.clientNotFound();
+    return ok(svc.sessions.list((s) => s.userId === u.id && s.offline && s.clients.has(c.id)).map(sessionRep));
+  });
+  r.realm('POST', `${P}/logout`, async (ctx) => {
+    ctx.auth.users.requireManage();
+    const u = locate(ctx);
+    svc.sessions.removeWhere((s) => s.userId === u.id);
+    await ctx.write((tx, ev) => {
+      const cur = tx.get<UserEntity>('users', u.id)!;
+      tx.put('users', u.id, { ...cur, notBefore: Math.floor(Date.now() / 1000) });
+      ev.action('USER', `users/${u.id}/logout`);
+    });
+    return noContent();
+  });
+  r.realm('GET', `${P}/consents`, (ctx) => {
+    ctx.auth.users.requireView();
+    locate(ctx);
+    return ok([]);
+  });
+  r.realm('DELETE', `${P}/consents/:client`, (ctx) => {
+    ctx.auth.users.requireManage();
+    locate(ctx);
+    throw ERR.notFound('Consent nor offline token not found');
+  });
+  r.realm('POST', `${P}/impersonation`, (ctx) => {
+    if (!ctx.auth.has('impersonation')) throw ERR.forbidden();
+    locate(ctx);
+    throw errorMessage(400, 'Feature impersonation is not supported by this server');
+  });
+  r.realm('GET', `${P}/federated-identity`, (ctx) => {
+    ctx.auth.users.requireView();
+    return ok(locate(ctx).federatedIdentities);
+  });
+  r.realm('POST', `${P}/federated-identity/:provider`, async (ctx) => {
+    ctx.auth.users.requireManage();
+    const u = locate(ctx);
+    const provider = ctx.param('provider');
+    const rep = ctx.body(FederatedIdentityRepresentation);
+    if (u.federatedIdentities.some((f) => f.identityProvider === provider)) throw ERR.conflict('User is already linked with provider');
+    await ctx.write((tx, ev) => {
+      const cur = tx.get<UserEntity>('users', u.id)!;
+      tx.put('users', u.id, { ...cur, federatedIdentities: [...cur.federatedIdentities, { identityProvider: provider, userId: rep.userId ?? '', userName: rep.userName ?? '' }] });
+      ev.create('USER', `users/${u.id}/federated-identity/${provider}`, rep);
+    });
+    return noContent();
+  });
+  r.realm('DELETE', `${P}/federated-identity/:provider`, async (ctx) => {
+    ctx.auth.users.requireManage();
+    const u = locate(ctx);
+    const provider = ctx.param('provider');
+    if (!u.federatedIdentities.some((f) => f.identityProvider === provider)) throw ERR.notFound('Link not found');
+    await ctx.write((tx, ev) => {
+      const cur = tx.get<UserEntity>('users', u.id)!;
+      tx.put('users', u.id, { ...cur, federatedIdentities: cur.federatedIdentities.filter((f) => f.identityProvider !== provider) });
+      ev.delete('USER', `users/${u.id}/federated-identity/${provider}`);
+    });
+    return noContent();
+  });
+  r.realm('GET', `${P}/unmanagedAttributes`, (ctx) => {
+    ctx.auth.users.requireView();
+    return ok(locate(ctx).attributes);
+  });
+
+  // E-mails: sent through the realm's SMTP settings; refused clearly when none are set.
+  const email = (path: string, what: string) =>
+    r.realm('PUT', `${P}/${path}`, (ctx) => {
+      ctx.auth.users.requireManage();
+      const u = locate(ctx);
+      if (!u.enabled) throw errorMessage(400, 'User is disabled');
+      if (!u.email) throw errorMessage(400, 'User email missing');
+      const clientId = ctx.query('client_id');
+      if (clientId && !repo.clientByClientId(store, ctx.realm.id, clientId)) throw errorMessage(400, 'Client doesn\'t exist');
+      const smtp = (ctx.realm.smtpServer ?? {}) as Record<string, string>;
+      if (!smtp.host) throw errorMessage(500, `Failed to send ${what} email: the realm has no SMTP server configured`);
+      throw errorMessage(500, `Failed to send ${what} email`);
+    });
+  email('execute-actions-email', 'execute actions');
+  email('send-verify-email', 'verify');
+  email('reset-password-email', 'execute actions');
+
+  registerRoleMapper(r, P, {
+    kind: 'users',
+    locate: (ctx) => locate(ctx).id,
+    requireView: (ctx) => ctx.auth.users.requireView(),
+    requireManage: (ctx) => ctx.auth.users.requireManage(),
+  });
+  void ({} as ClientEntity);
+}
