@@ -7,6 +7,7 @@ import { NodeHealth } from './coordinator/node-health.js';
 import { registerNodeRoutes } from './coordinator/node-resource.js';
 import { registerCoordinator } from './coordinator/index.js';
 import { createLogger, type Logger } from './util/logger.js';
+import { openIdentityService, registerIdentityRoutes } from './identity/routes.js';
 
 export interface App {
   readonly port: number;
@@ -42,6 +43,7 @@ export async function createApp(config: Config, logger: Logger = createLogger({ 
   // ── Subsystem routes: one line each (coordinator, identity, ...). Keep this block short. ──────
   registerNodeRoutes(router, health, () => baseUrl, { version: VERSION, environment: config.environment, nodeId: 'coordinator' });
   registerCoordinator({ router, logger, workers: config.workers, queryMaxMemoryBytes: config.queryMaxMemoryBytes, queryClientTimeoutMs: config.queryClientTimeoutMs, version: VERSION, nodeUri: () => baseUrl, onClose: ctx.onClose });
+  registerIdentityRoutes(router, await openIdentityService({ dataDir: config.dataDir, adminUsername: config.adminUsername, adminPassword: config.adminPassword, rebuild: config.rebuildIdentity, exitAfterRebuild: config.exitAfterRebuild, logger, onClose: ctx.onClose }));
   // ── end of subsystem routes ───────────────────────────────────────────────────────────────────
 
   const server = await listen(router, {

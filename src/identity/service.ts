@@ -25,6 +25,10 @@ export interface IdentityOptions {
   /** Rebuild every entity table from the event log before serving. */
   rebuild?: boolean;
   logger?: IdentityLogger;
+  /** After `rebuild`, close the store and exit the process (the `identity:rebuild` script). */
+  exitAfterRebuild?: boolean;
+  /** Where to register closing the store on shutdown (the app's close hooks). */
+  onClose?: (hook: () => Promise<void>) => void;
 }
 
 /** Who called: the result of `authenticate` (bearer token or basic credentials). */
@@ -67,8 +71,13 @@ export class IdentityService {
       const t = Date.now();
       const { events } = await store.rebuildFromLog();
       svc.logger.info({ events, ms: Date.now() - t }, 'identity store rebuilt from the event log');
+      if (opts.exitAfterRebuild) {
+        await store.close();
+        process.exit(0);
+      }
     }
     await svc.bootstrap(opts);
+    opts.onClose?.(() => svc.close());
     return svc;
   }
 

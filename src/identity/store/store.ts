@@ -373,7 +373,11 @@ export class IdentityStore {
     return out;
   }
 
+  private closed = false;
+
   async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
     await this.settle();
     await this.root.close();
   }
