@@ -512,7 +512,10 @@ function bindExpr(node: AstNode, scope: Scope, ctx: AnalysisContext, aggregates:
       const field = String(node.args?.field ?? '').toLowerCase();
       const fn = { year: 'year', quarter: 'quarter', month: 'month', week: 'week', day: 'day', dow: 'day_of_week', day_of_week: 'day_of_week', doy: 'day_of_year', day_of_year: 'day_of_year', hour: 'hour', minute: 'minute', second: 'second' }[field];
       if (!fn) throw new EngineError('NOT_SUPPORTED', `EXTRACT(${field.toUpperCase()}) is not supported`, loc(node));
-      return call(fn, [bind(node.args.source)], node, ctx);
+      // `EXTRACT(YEAR FROM DATE '...')` arrives as a string source with the literal's type apart.
+      const castType = node.args.cast_type ? String(node.args.cast_type).toLowerCase() : undefined;
+      const source = castType ? { type: castType, value: node.args.source?.value } : node.args.source;
+      return call(fn, [bind(source)], node, ctx);
     }
     case 'function':
       return bindFunction(node, scope, ctx, aggregates);
@@ -767,6 +770,10 @@ function bindFunction(node: AstNode, scope: Scope, ctx: AnalysisContext, aggrega
   }
   const args = argNodes.map((a) => bindExpr(a, scope, ctx, aggregates));
   switch (name) {
+    case 'not':
+      // `NOT (a OR b)` reaches us as a call of a function named not.
+      if (args.length === 1) return notOf(args[0], node, ctx);
+      break;
     case 'coalesce': {
       let t: SqlType | undefined = args[0]?.type;
       for (const a of args.slice(1)) t = t && commonSuperType(t, a.type);

@@ -1,0 +1,108 @@
+// Every query here runs on our server and on DuckDB over the same tpch.tiny data (the official dbgen
+// files), and the results must agree: doubles to 1e-9 relative, row order where ORDER BY fixes it.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { diffResults, duckRows, tpchDuckDb } from './support/duckdb.js';
+import { runQuery, startServer, type TestServer } from './support/server.js';
+
+interface Case {
+  readonly sql: string;
+  /** ORDER BY fully determines the row order. */
+  readonly ordered?: boolean;
+}
+
+const CASES: Case[] = [
+  // TPC-H Q1 and Q6 (single-table queries)
+  {
+    sql: `select returnflag, linestatus, sum(quantity) as sum_qty, sum(extendedprice) as sum_base_price,
+            sum(extendedprice * (1 - discount)) as sum_disc_price, sum(extendedprice * (1 - discount) * (1 + tax)) as sum_charge,
+            avg(quantity) as avg_qty, avg(extendedprice) as avg_price, avg(discount) as avg_disc, count(*) as count_order
+          from lineitem where shipdate <= date '1998-12-01' - interval '90' day
+          group by returnflag, linestatus order by returnflag, linestatus`,
+    ordered: true,
+  },
+  {
+    sql: `select sum(extendedprice * discount) as revenue from lineitem
+          where shipdate >= date '1994-01-01' and shipdate < date '1994-01-01' + interval '1' year
+            and discount between 0.06 - 0.01 and 0.06 + 0.01 and quantity < 24`,
+  },
+  // counts and global aggregates on every table
+  { sql: 'select count(*) from lineitem' },
+  { sql: 'select count(*), sum(totalprice), min(totalprice), max(totalprice), avg(totalprice) from orders' },
+  { sql: 'select count(*), min(name), max(name), min(acctbal), max(acctbal) from customer' },
+  { sql: 'select count(*), sum(availqty), avg(supplycost) from partsupp' },
+  { sql: 'select count(*), max(retailprice), min(size), max(size) from part' },
+  { sql: 'select count(*), min(phone), max(address) from supplier' },
+  { sql: 'select regionkey, count(*) from nation group by regionkey', ordered: false },
+  { sql: 'select * from region order by regionkey', ordered: true },
+  { sql: 'select * from nation order by nationkey', ordered: true },
+  { sql: 'select min(shipdate), max(shipdate), min(receiptdate), max(commitdate) from lineitem' },
+  // filters and projections
+  { sql: 'select orderkey, linenumber, quantity from lineitem where quantity > 49 and discount = 0.1 order by orderkey, linenumber', ordered: true },
+  { sql: "select custkey, name from customer where mktsegment = 'BUILDING' and acctbal > 9900 order by custkey", ordered: true },
+  { sql: "select partkey, name from part where name like '%green%' and size in (1, 5, 10) order by partkey", ordered: true },
+  { sql: "select count(*) from part where type like 'PROMO%'" },
+  { sql: "select count(*) from part where type not like '%BRASS'" },
+  { sql: "select count(*) from orders where comment like '%special%requests%'" },
+  { sql: "select count(*) from lineitem where shipmode in ('MAIL', 'SHIP') and receiptdate between date '1994-01-01' and date '1994-12-31'" },
+  { sql: 'select count(*) from lineitem where commitdate < receiptdate and shipdate < commitdate' },
+  { sql: "select count(*) from orders where orderpriority <> '1-URGENT' and orderpriority <> '2-HIGH'" },
+  { sql: 'select count(*) from lineitem where not (quantity < 10 or quantity > 40)' },
+  { sql: 'select count(*) from customer where acctbal < 0' },
+  // expressions
+  { sql: 'select orderkey, extendedprice * (1 - discount) * (1 + tax) as charge from lineitem where orderkey < 100 order by orderkey, linenumber', ordered: true },
+  { sql: "select nationkey, upper(name), lower(name), length(name), substr(name, 2, 3), name || '-' || cast(regionkey as varchar) from nation order by nationkey", ordered: true },
+  { sql: "select nationkey, replace(name, 'A', 'a'), trim('  x  '), strpos(name, 'A') from nation order by nationkey", ordered: true },
+  {
+    sql: `select orderkey, case when totalprice > 300000 then 'high' when totalprice > 100000 then 'mid' else 'low' end as band
+          from orders where orderkey < 200 order by orderkey`,
+    ordered: true,
+  },
+  { sql: 'select orderkey, year(orderdate), month(orderdate), day(orderdate) from orders where orderkey < 100 order by orderkey', ordered: true },
+  { sql: "select orderkey, cast(orderdate + interval '10' day as date), cast(orderdate - interval '1' month as date) from orders where orderkey < 50 order by orderkey", ordered: true },
+  { sql: 'select abs(-5), round(2.5), round(-2.5), floor(2.7), ceil(2.1), power(2, 10), sqrt(16.0), mod(17, 5)' },
+  { sql: 'select cast(3.7 as integer), cast(-3.5 as bigint), cast(7 as double) / 2, 7 % 3, -7 % 3' },
+  { sql: "select coalesce(null, 1), nullif(1, 1), nullif(1, 2), coalesce(cast(null as varchar), 'x')" },
+  { sql: "select extract(year from date '1996-02-29'), extract(month from date '1996-02-29'), cast(date '1996-02-29' + interval '1' year as date)" },
+  { sql: 'select 1.5 + 2.25, 10.00 * 3, 0.1 + 0.2 = 0.3' },
+  // grouping, having, ordering, limits
+  { sql: 'select orderstatus, count(*), sum(totalprice) from orders group by orderstatus order by orderstatus', ordered: true },
+  { sql: 'select orderpriority, count(*) as c from orders group by orderpriority having count(*) > 2900 order by c desc', ordered: true },
+  { sql: 'select shipmode, returnflag, count(*), avg(quantity) from lineitem group by shipmode, returnflag order by shipmode, returnflag', ordered: true },
+  { sql: 'select year(orderdate) as y, count(*) from orders group by year(orderdate) order by y', ordered: true },
+  { sql: 'select nationkey, count(*) as c, max(acctbal) from customer group by nationkey order by c desc, nationkey limit 5', ordered: true },
+  { sql: 'select orderkey, totalprice from orders order by totalprice desc limit 10', ordered: true },
+  { sql: 'select orderkey, totalprice from orders order by totalprice desc, orderkey limit 10 offset 5', ordered: true },
+  { sql: 'select name, regionkey from nation order by regionkey desc, name asc', ordered: true },
+  { sql: 'select distinct regionkey from nation order by regionkey', ordered: true },
+  { sql: 'select distinct returnflag, linestatus from lineitem order by 1, 2', ordered: true },
+  { sql: 'select custkey from customer order by acctbal desc, custkey limit 3', ordered: true },
+  { sql: 'select count(*) filter (where quantity > 25), sum(quantity) filter (where returnflag = \'R\') from lineitem' },
+  { sql: 'select bool_and(quantity > 0), bool_or(quantity > 50) from lineitem' },
+  { sql: "select count(*) from lineitem where shipinstruct = 'DELIVER IN PERSON' and shipmode = 'AIR'" },
+  { sql: 'select sum(quantity), count(*) from lineitem where orderkey between 1000 and 2000' },
+  { sql: "select mktsegment, count(*) from customer where phone like '1_-%' group by mktsegment order by mktsegment", ordered: true },
+  { sql: 'select sum(l.quantity) from lineitem l where l.tax > 0.05' },
+  { sql: 'select x.n from (select name as n, regionkey as r from nation) x where x.r = 3 order by x.n', ordered: true },
+];
+
+describe('SQL results equal DuckDB on tpch.tiny', () => {
+  let server: TestServer;
+  let duck: DuckDBConnection;
+
+  beforeAll(async () => {
+    [server, duck] = await Promise.all([startServer(), tpchDuckDb()]);
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  for (const c of CASES) {
+    it(c.sql.replace(/\s+/gu, ' ').slice(0, 110), async () => {
+      const [ours, theirs] = await Promise.all([runQuery(server.baseUrl, c.sql), duckRows(duck, c.sql)]);
+      expect(ours.error?.message).toBeUndefined();
+      expect(diffResults(ours.rows, theirs, c.ordered ?? false)).toBeUndefined();
+    });
+  }
+});

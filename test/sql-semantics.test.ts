@@ -1,0 +1,54 @@
+// Trino semantics where DuckDB differs (so they cannot be checked differentially): integer
+// division truncates, date ± interval stays a date, decimal literals keep their scale.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runQuery, startServer, type TestServer } from './support/server.js';
+
+describe('Trino-specific semantics', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer();
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  const one = async (sql: string): Promise<{ row: unknown[]; types: string[] }> => {
+    const r = await runQuery(server.baseUrl, sql);
+    expect(r.error?.message).toBeUndefined();
+    return { row: r.rows[0], types: (r.columns ?? []).map((c) => c.type) };
+  };
+
+  it('integer division truncates toward zero and keeps the integer type', async () => {
+    expect(await one('select 7 / 2, -7 / 2, 7 % 3, -7 % 3')).toEqual({ row: [3, -3, 1, -1], types: ['integer', 'integer', 'integer', 'integer'] });
+  });
+
+  it('date plus an interval is a date, clamped to the month end', async () => {
+    expect(await one("select date '1996-01-31' + interval '1' month, date '1996-02-29' + interval '1' year, date '1996-03-01' - interval '1' day")).toEqual({
+      row: ['1996-02-29', '1997-02-28', '1996-02-29'],
+      types: ['date', 'date', 'date'],
+    });
+  });
+
+  it('decimal literals and arithmetic keep exact scale', async () => {
+    expect(await one('select 1.50, 0.1 + 0.2, 2.5 * 1.10, 10.00 / 3')).toEqual({
+      row: ['1.50', '0.3', '2.750', '3.33'],
+      types: ['decimal(3,2)', 'decimal(2,1)', 'decimal(5,3)', 'decimal(4,2)'],
+    });
+  });
+
+  it('casts round half away from zero and reject bad text', async () => {
+    expect((await one("select cast(2.5 as integer), cast(-2.5 as integer), cast('42' as bigint), cast(1 as varchar)")).row).toEqual([3, -3, 42, '1']);
+    const bad = await runQuery(server.baseUrl, "select cast('x' as integer)");
+    expect(bad.error?.errorName).toBe('INVALID_CAST_ARGUMENT');
+  });
+
+  it('NULL propagates through operators and three-valued logic holds', async () => {
+    expect((await one('select null + 1, null and false, null or true, null = null, 1 in (2, null), coalesce(null, 3)')).row).toEqual([null, false, true, null, null, 3]);
+  });
+
+  it('unnamed columns are _col0, _col1, ...', async () => {
+    const r = await runQuery(server.baseUrl, 'select 1, 2 as two, 3');
+    expect(r.columns?.map((c) => c.name)).toEqual(['_col0', 'two', '_col2']);
+  });
+});
