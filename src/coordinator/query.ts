@@ -82,6 +82,8 @@ export class Query {
   private lastAnswer: Promise<StatementAnswer> | undefined;
   private lastFinal = false;
   private resultToken = 0;
+  /** Rows of the page at resultToken already sent (a page larger than a batch is sent in parts). */
+  private resultRowOffset = 0;
   private resultDrained = false;
   private readonly stateWaiters: (() => void)[] = [];
   rowsReturned = 0;
@@ -236,8 +238,18 @@ export class Query {
     const read = root.outputBuffer.read(this.resultToken, targetBytes);
     let bytes = 0;
     for (const page of read.pages) {
-      encodeRows(page, this.types, out);
-      bytes += estimateJsonBytes(page);
+      // Stop after about targetBytes, splitting a page that is larger than what is left of the batch.
+      const start = this.resultRowOffset;
+      const rowBytes = page.length > 0 ? estimateJsonBytes(page) / page.length : 0;
+      const fits = rowBytes > 0 ? Math.max(1, Math.ceil((targetBytes - bytes) / rowBytes)) : page.length;
+      const end = Math.min(page.length, start + fits);
+      encodeRows(page, this.types, out, start, end);
+      bytes += rowBytes * (end - start);
+      if (end < page.length) {
+        this.resultRowOffset = end;
+        break;
+      }
+      this.resultRowOffset = 0;
       this.resultToken++;
       if (bytes >= targetBytes) break;
     }

@@ -47,14 +47,14 @@ function columnReader(col: Column, type: SqlType): (row: number) => JsonValue {
   }
 }
 
-/** Appends a page's rows to `out` as arrays of JSON values. */
-export function encodeRows(page: Page, types: readonly SqlType[], out: JsonValue[][]): void {
+/** Appends a page's rows [start, end) (all by default) to `out` as arrays of JSON values. */
+export function encodeRows(page: Page, types: readonly SqlType[], out: JsonValue[][], start = 0, end = page.length): void {
   const readers = page.columns.map((c, i) => {
     const read = columnReader(c, types[i]);
     return c.validity === null ? read : (r: number) => (isNull(c, r) ? null : read(r));
   });
   const width = readers.length;
-  for (let r = 0; r < page.length; r++) {
+  for (let r = start; r < end; r++) {
     const row = new Array<JsonValue>(width);
     for (let c = 0; c < width; c++) row[c] = readers[c](r);
     out.push(row);
