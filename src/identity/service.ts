@@ -118,6 +118,7 @@ export class IdentityService {
     const now = Date.now();
     const hit = this.tokenCache.get(token);
     if (hit && hit.until > now) {
+      if (hit.v.claims.sid && !this.sessions.get(hit.v.claims.sid)) return null;
       if (hit.version === this.store.version) return hit.v;
       const user = this.store.get<UserEntity>('users', hit.v.user.id);
       const realm = this.store.get<RealmEntity>('realms', hit.v.realm.id);
