@@ -45,6 +45,10 @@ export interface AdminContext {
   write<T>(fn: (tx: Tx, ev: AdminEventBuilder) => T): Promise<T>;
   /** `Location` for a new child of the request URL. */
   created(id: string, body?: unknown): HttpReply;
+  /** The request path below `/admin/realms/{realm}/` (Keycloak's admin event resourcePath), plus extra segments. */
+  here(...extra: string[]): string;
+  /** One write that replaces the realm entity with `fn(current)` and records the event fn gives. */
+  updateRealm<T = void>(fn: (cur: RealmEntity, ev: AdminEventBuilder, tx: Tx) => { next: RealmEntity; result?: T }): Promise<T>;
 }
 
 export type AdminHandler = (ctx: AdminContext) => HttpReply | Promise<HttpReply>;
@@ -113,6 +117,18 @@ export class AdminRoutes {
               return fn(tx, new AdminEventBuilder(tx));
             });
           },
+          here: (...extra) => {
+            const rel = req.path.replace(/^\/admin\/realms\/[^/]+\/?/, '').replace(/\/$/, '');
+            return [rel, ...extra].filter(Boolean).map((x) => { try { return decodeURIComponent(x); } catch { return x; } }).join('/');
+          },
+          updateRealm: (fn) =>
+            ctx.write((tx, ev) => {
+              const cur = tx.get<RealmEntity>('realms', realm.id);
+              if (!cur) throw ERR.realmNotFound();
+              const { next, result } = fn(cur, ev, tx);
+              tx.put('realms', realm.id, next);
+              return result as never;
+            }),
           created: (id, body) => {
             const headers = { Location: `${req.baseUrl}${req.path.replace(/\/$/, '')}/${encodeURIComponent(id)}` };
             return body === undefined ? { status: 201, headers } : json(201, body, headers);

@@ -42,6 +42,12 @@ export interface FlowEntity {
   executions: ExecutionEntity[];
 }
 
+export interface AuthenticatorConfigEntity {
+  id: string;
+  alias: string;
+  config: Record<string, string>;
+}
+
 export interface RealmEntity {
   [setting: string]: unknown;
   id: string;
@@ -55,6 +61,7 @@ export interface RealmEntity {
   _defaultGroups: string[];
   _requiredActions: RequiredActionEntity[];
   _flows: FlowEntity[];
+  _authenticatorConfigs?: AuthenticatorConfigEntity[];
   _createdAt: number;
 }
 
