@@ -105,6 +105,24 @@ describe('POST /v1/statement', () => {
     expect(info.query).toBe(sql);
   });
 
+  it('builds nextUri and infoUri from the Host the client addressed', async () => {
+    const port = new URL(base).port;
+    const body = await new Promise<string>((resolve, reject) => {
+      const req = httpRequest({ host: '127.0.0.1', port, path: '/v1/statement', method: 'POST', headers: { ...ENGINE, Host: `localhost:${port}` } }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve(text));
+      });
+      req.on('error', reject);
+      req.end('SELECT 1');
+    });
+    const a = JSON.parse(body) as StatementAnswer;
+    expect(a.nextUri).toBe(`http://localhost:${port}/v1/statement/${a.id}/1`);
+    expect(a.infoUri).toBe(`http://localhost:${port}/v1/query/${a.id}`);
+    await follow({ ...a, nextUri: `${base}/v1/statement/${a.id}/1` });
+  });
+
   it('accepts a chunked body without Content-Length (presto-client style)', async () => {
     const { status, body, requestHeaders } = await new Promise<{ status: number; body: string; requestHeaders: string }>((resolve, reject) => {
       const url = new URL(`${base}/v1/statement`);
@@ -225,9 +243,20 @@ describe('states and tokens', () => {
     const lastUri = (rest.at(-2) as StatementAnswer).nextUri as string;
     expect(await getJson(lastUri)).toEqual(final);
     expect((await fetch(withToken(lastUri, tokenOf(lastUri) + 1))).status).toBe(404);
-    const total = [a1, ...rest.slice(0)].reduce((n, a) => n + (a.data?.length ?? 0), 0);
-    // a2 is rest[0]; a1's rows plus the rest are all rows.
+    // rest starts with a2: a1's rows plus the rest are all rows, none repeated by the retries.
+    const total = [a1, ...rest].reduce((n, a) => n + (a.data?.length ?? 0), 0);
     expect(total).toBe(60175);
+  });
+
+  it('answers two concurrent GETs of the same token with the same body (retry while computing)', async () => {
+    const { answer } = await post('SELECT * FROM tpch.tiny.orders');
+    const [x, y] = await Promise.all([fetch(answer.nextUri as string), fetch(answer.nextUri as string)]);
+    expect([x.status, y.status]).toEqual([200, 200]);
+    const [bx, by] = [await x.text(), await y.text()];
+    expect(bx).toBe(by);
+    const rest = await follow(JSON.parse(bx) as StatementAnswer);
+    const rows = (JSON.parse(bx) as StatementAnswer).data?.length ?? 0;
+    expect(rows + rest.slice(1).reduce((n, a) => n + (a.data?.length ?? 0), 0)).toBe(15000);
   });
 
   it('answers 404 for unknown query ids and for token text that is not a number', async () => {
@@ -278,6 +307,13 @@ describe('batching and long polls', () => {
     // No row lost or repeated at the batch boundaries.
     const check = await runQuery(base, 'SELECT sum(orderkey), sum(quantity) FROM tpch.tiny.lineitem');
     expect(check.rows).toEqual([[orderKeySum, quantitySum]]);
+  });
+
+  it('sends at least one row per answer even with targetResultSize=1B', async () => {
+    const { answer } = await post('SELECT name FROM tpch.tiny.region ORDER BY regionkey');
+    const answers = await follow(answer, '?targetResultSize=1B');
+    const batches = answers.filter((a) => a.data).map((a) => a.data);
+    expect(batches).toEqual([[['AFRICA']], [['AMERICA']], [['ASIA']], [['EUROPE']], [['MIDDLE EAST']]]);
   });
 
   it('bounds batches by the 1MB default when no targetResultSize is given', async () => {
@@ -353,6 +389,19 @@ describe('session headers', () => {
     expect(setHeaders.at(-1)).toEqual({ [`${lower}set-catalog`]: 'tpch', [`${lower}set-schema`]: 'sf1' });
     const info = (await (await fetch(a.infoUri)).json()) as Record<string, unknown>;
     expect(info).toMatchObject({ setCatalog: 'tpch', setSchema: 'sf1', updateType: 'USE', state: 'FINISHED' });
+  });
+
+  it('USE with a schema only keeps the session catalog', async () => {
+    const res = await fetch(`${base}/v1/statement`, { method: 'POST', body: 'USE sf1', headers: ENGINE });
+    let a = (await res.json()) as StatementAnswer;
+    let last: Response | undefined;
+    while (a.nextUri) {
+      last = await fetch(a.nextUri);
+      a = (await last.json()) as StatementAnswer;
+    }
+    expect(a.updateType).toBe('USE');
+    expect(last?.headers.get('x-engine-set-catalog')).toBe('tpch');
+    expect(last?.headers.get('x-engine-set-schema')).toBe('sf1');
   });
 
   it('USE of an unknown schema fails with SCHEMA_NOT_FOUND', async () => {
