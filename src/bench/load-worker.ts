@@ -1,0 +1,155 @@
+// The load generator, in a worker thread so it runs beside the server's event loop rather than on
+// it. autocannon drives N keep-alive connections; for the statement protocol each connection
+// POSTs the statement and then follows nextUri (a request sequence whose GET steps end it by
+// returning no request once the answer has no nextUri). Per-query latency is measured here, from
+// the POST to the last answer.
+import { parentPort, workerData } from 'node:worker_threads';
+
+export type LoadScenario =
+  | { readonly kind: 'plain'; readonly name: string; readonly url: string; readonly connections: number; readonly durationSeconds: number }
+  | {
+      readonly kind: 'statement';
+      readonly name: string;
+      readonly url: string;
+      readonly connections: number;
+      readonly durationSeconds: number;
+      readonly sql: string;
+      readonly catalog: string;
+      readonly schema: string;
+    };
+
+export interface LoadResult {
+  readonly name: string;
+  readonly connections: number;
+  readonly seconds: number;
+  /** HTTP requests (every POST and GET). */
+  readonly requests: number;
+  readonly requestsPerSecond: number;
+  readonly requestP50Ms: number;
+  readonly requestP99Ms: number;
+  readonly non2xx: number;
+  readonly errors: number;
+  /** Statement scenarios: complete POST + nextUri cycles. */
+  readonly queries?: number;
+  readonly queriesPerSecond?: number;
+  readonly queryP50Ms?: number;
+  readonly queryP99Ms?: number;
+  readonly queryP999Ms?: number;
+  readonly failedQueries?: number;
+  readonly abandonedQueries?: number;
+}
+
+interface AutocannonResult {
+  duration: number;
+  requests: { average: number; total: number };
+  latency: { p50: number; p99: number };
+  non2xx: number;
+  errors: number;
+}
+
+interface AcRequest {
+  method?: string;
+  path?: string;
+  body?: string;
+  headers?: Record<string, string>;
+  setupRequest?: (req: AcRequest, context: Ctx) => AcRequest | null;
+  onResponse?: (status: number, body: string, context: Ctx) => void;
+}
+
+interface Ctx {
+  t0?: number;
+  next?: string;
+}
+
+interface Autocannon {
+  (opts: Record<string, unknown>): Promise<AutocannonResult>;
+  /** Off the main thread autocannon returns raw histograms; this turns them into the usual summary. */
+  aggregateResult(results: unknown[], opts: Record<string, unknown>): AutocannonResult;
+}
+
+/** Most GETs one statement may take before the connection gives up on it and starts a new one. */
+const MAX_POLLS = 64;
+
+function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+async function run(s: LoadScenario): Promise<LoadResult> {
+  const ac = ((await import('autocannon' as string)) as { default: Autocannon }).default;
+  const autocannon = async (opts: Record<string, unknown>): Promise<AutocannonResult> => {
+    const raw = await ac(opts);
+    return raw.latency === undefined ? ac.aggregateResult([raw], opts) : raw;
+  };
+  const base = { url: s.url, connections: s.connections, duration: s.durationSeconds, pipelining: 1 };
+  if (s.kind === 'plain') {
+    const r = await autocannon(base);
+    return summary(s, r);
+  }
+  const latencies: number[] = [];
+  let failed = 0;
+  let abandoned = 0;
+  const onResponse = (status: number, body: string, ctx: Ctx): void => {
+    ctx.next = undefined;
+    if (status !== 200) {
+      failed++;
+      return;
+    }
+    const answer = JSON.parse(body) as { nextUri?: string; error?: unknown };
+    if (answer.nextUri) ctx.next = new URL(answer.nextUri).pathname;
+    else if (answer.error) failed++;
+    else latencies.push(performance.now() - (ctx.t0 ?? 0));
+  };
+  const post: AcRequest = {
+    method: 'POST',
+    path: '/v1/statement',
+    body: s.sql,
+    headers: { 'X-Trino-User': 'load', 'X-Trino-Catalog': s.catalog, 'X-Trino-Schema': s.schema, 'Content-Type': 'text/plain' },
+    setupRequest: (req, ctx) => {
+      if (ctx.next !== undefined) abandoned++;
+      ctx.next = undefined;
+      ctx.t0 = performance.now();
+      return req;
+    },
+    onResponse,
+  };
+  const poll: AcRequest = {
+    method: 'GET',
+    setupRequest: (req, ctx) => (ctx.next === undefined ? null : { ...req, method: 'GET', path: ctx.next, body: undefined, headers: {} }),
+    onResponse,
+  };
+  const r = await autocannon({ ...base, requests: [post, ...Array.from({ length: MAX_POLLS }, () => ({ ...poll }))] });
+  latencies.sort((a, b) => a - b);
+  return {
+    ...summary(s, r),
+    queries: latencies.length,
+    queriesPerSecond: latencies.length / r.duration,
+    queryP50Ms: percentile(latencies, 50),
+    queryP99Ms: percentile(latencies, 99),
+    queryP999Ms: percentile(latencies, 99.9),
+    failedQueries: failed,
+    abandonedQueries: abandoned,
+  };
+}
+
+function summary(s: LoadScenario, r: AutocannonResult): LoadResult {
+  return {
+    name: s.name,
+    connections: s.connections,
+    seconds: r.duration,
+    requests: r.requests.total,
+    requestsPerSecond: r.requests.total / r.duration,
+    requestP50Ms: r.latency.p50,
+    requestP99Ms: r.latency.p99,
+    non2xx: r.non2xx,
+    errors: r.errors,
+  };
+}
+
+if (parentPort !== null) {
+  const port = parentPort;
+  run(workerData as LoadScenario).then(
+    (result) => port.postMessage({ ok: true, result }),
+    (error: unknown) => port.postMessage({ ok: false, error: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
+  );
+}
