@@ -17,6 +17,8 @@ export interface TableMetadata {
   readonly columns: readonly ColumnMetadata[];
   /** Estimated rows, for planning. */
   readonly rowCount: number;
+  /** Column positions forming a unique key, when the connector knows one (guides join order). */
+  readonly primaryKey?: readonly number[];
 }
 
 /** A unit of scan work. `pages` splits carry their data (already in SharedArrayBuffers). */

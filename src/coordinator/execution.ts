@@ -1,18 +1,22 @@
-// Running a planned query: one task per stage. The leaf task sends one driver per split to the
-// worker pool (at most one per thread at a time, paused while its output buffer is full); the root
-// task reads the leaf's buffer through an exchange and runs its pipeline — on the pool when it
-// must see all input (final aggregation, sort) and the input is large, otherwise inline. Tiny
-// drivers (VALUES, metadata tables) run inline to spare a thread hop.
+// Running a planned query: one task per stage, all started at once; a stage that probes hash
+// joins first waits for their tables. A scan stage sends one driver per split to the worker pool
+// (at most one per thread at a time, paused while its output buffer is full). An exchange stage
+// reads its child's buffer: streaming operators run inline as pages arrive (joins on the pool, one
+// driver per batch), blocking ones (aggregation, sort) as one driver over all input — on the pool
+// when the input is large. A build stage's output is collected and hashed into a JoinTable in
+// SharedArrayBuffers, shared by every probing driver. Tiny drivers run inline.
 
 import type { Split } from '../connectors/catalog.js';
 import type { TpchConnector } from '../connectors/tpch/connector.js';
 import type { Page } from '../data/page.js';
 import { pageBytes } from '../data/page.js';
-import { Pipeline, runPipeline, type DriverResult } from '../exec/pipeline.js';
+import type { SqlType } from '../data/types.js';
+import { buildJoinTable, joinTableBytes, type JoinTable } from '../exec/join-table.js';
+import { operatorOutputTypes, Pipeline, runPipeline, type DriverResult } from '../exec/pipeline.js';
 import type { WorkerPool } from '../exec/pool.js';
-import { isBlocking } from '../exec/specs.js';
+import { isBlocking, type FragmentSpec } from '../exec/specs.js';
 import type { WorkerRequest } from '../exec/worker.js';
-import type { QueryPlan, StagePlan } from '../sql/fragment.js';
+import type { BuildInput, QueryPlan, StagePlan } from '../sql/fragment.js';
 import { EngineError, toEngineError } from '../util/engine-error.js';
 import { formatDataSize } from '../util/wire-format.js';
 import { SqlTask } from './task.js';
@@ -33,12 +37,16 @@ export interface ExecutionContext {
   readonly splitsFor: (stage: StagePlan) => Split[];
 }
 
+type Joins = Readonly<Record<number, JoinTable>>;
+
 export class QueryExecution {
   readonly tasks: SqlTask[];
   private failure: EngineError | undefined;
   private readonly finishedPromise: Promise<void>;
   private resolveFinished!: () => void;
   private stopped = false;
+  private readonly joinTables = new Map<number, Promise<JoinTable>>();
+  private joinBytes = 0;
 
   constructor(
     readonly queryId: string,
@@ -51,7 +59,7 @@ export class QueryExecution {
   }
 
   get rootTask(): SqlTask {
-    return this.tasks[0];
+    return this.task(0);
   }
 
   task(stageId: number): SqlTask {
@@ -64,17 +72,16 @@ export class QueryExecution {
   }
 
   start(): void {
-    const [root, ...rest] = this.plan.stages;
-    const leafRuns = rest.map((stage) => this.runSourceTask(stage));
-    const rootRun = this.runRootTask(root);
-    Promise.all([...leafRuns, rootRun])
-      .catch((e: unknown) => this.fail(toEngineError(e)))
-      .finally(() => this.resolveFinished());
+    this.runAll(this.plan.stages);
   }
 
   /** Runs only source stages (a task posted to /v1/task: its consumer reads the buffer over HTTP). */
   startSources(): void {
-    Promise.all(this.plan.stages.map((stage) => this.runSourceTask(stage)))
+    this.runAll(this.plan.stages);
+  }
+
+  private runAll(stages: readonly StagePlan[]): void {
+    Promise.all(stages.map((s) => this.runStage(s)))
       .catch((e: unknown) => this.fail(toEngineError(e)))
       .finally(() => this.resolveFinished());
   }
@@ -103,7 +110,7 @@ export class QueryExecution {
   }
 
   memoryReservation(): number {
-    return this.tasks.reduce((m, t) => m + t.memoryReservation(), 0);
+    return this.tasks.reduce((m, t) => m + t.memoryReservation(), 0) + (this.stopped ? 0 : this.joinBytes);
   }
 
   private checkMemory(): void {
@@ -116,12 +123,74 @@ export class QueryExecution {
     }
   }
 
-  private async runDriver(task: SqlTask, request: WorkerRequest & { kind: 'driver' }, inline: boolean): Promise<DriverResult> {
+  private async runStage(stage: StagePlan): Promise<void> {
+    const task = this.task(stage.stageId);
+    try {
+      const tables = await Promise.all(stage.builds.map((b) => this.joinTable(b)));
+      if (this.stopped) return;
+      const joins: Record<number, JoinTable> = {};
+      stage.builds.forEach((b, i) => (joins[b.joinId] = tables[i]));
+      if (stage.fragment.source.kind === 'scan') await this.runSourceTask(stage, task, joins);
+      else await this.runExchangeTask(stage, task, joins);
+    } catch (e) {
+      this.fail(toEngineError(e));
+    }
+  }
+
+  /** The hash table of a build stage: its whole output, collected and hashed once. */
+  private joinTable(build: BuildInput): Promise<JoinTable> {
+    let table = this.joinTables.get(build.joinId);
+    if (!table) {
+      table = this.buildTable(build);
+      this.joinTables.set(build.joinId, table);
+    }
+    return table;
+  }
+
+  private async buildTable(build: BuildInput): Promise<JoinTable> {
+    const source = this.task(build.stageId);
+    const { pages, rows } = await this.drain(source);
+    const types = source.fragment.outputTypes;
+    let table: JoinTable;
+    if (rows <= INLINE_MAX_ROWS) table = buildJoinTable(pages, types, build.keys, build.trackMatches);
+    else {
+      const response = await this.ctx.pool.run({ kind: 'buildJoin', pages, types, keys: build.keys, trackMatches: build.trackMatches });
+      if (!response.ok) throw toEngineError(response.error);
+      if (!('joinTable' in response)) throw new Error('unexpected worker response');
+      table = response.joinTable;
+    }
+    this.joinBytes += joinTableBytes(table);
+    this.checkMemory();
+    return table;
+  }
+
+  /** Reads a task's output buffer to the end. */
+  private async drain(source: SqlTask): Promise<{ pages: Page[]; rows: number }> {
+    const pages: Page[] = [];
+    let rows = 0;
+    let token = 0;
+    for (;;) {
+      if (this.stopped) return { pages, rows };
+      const read = source.outputBuffer.read(token, EXCHANGE_READ_BYTES);
+      token = read.nextToken;
+      for (const p of read.pages) {
+        pages.push(p);
+        rows += p.length;
+      }
+      if (read.complete) {
+        source.outputBuffer.acknowledge(token);
+        return { pages, rows };
+      }
+      if (read.pages.length === 0) await source.outputBuffer.waitForChange(100);
+    }
+  }
+
+  private async runDriver(request: WorkerRequest & { kind: 'driver' }, inline: boolean): Promise<DriverResult> {
     if (inline) {
       const input = request.split ? (request.split.kind === 'pages' ? request.split.pages : []) : (request.pages ?? []);
       const cols = request.fragment.source.kind === 'scan' ? request.fragment.source.columns : null;
       const pages = cols ? input.map((p) => ({ length: p.length, columns: cols.map((c) => p.columns[c]) })) : input;
-      return runPipeline(request.fragment, pages);
+      return runPipeline(request.fragment, pages, request.joins);
     }
     const needsPool = request.split?.kind === 'generated';
     const textPool = needsPool ? await this.ctx.textPool() : undefined;
@@ -129,12 +198,10 @@ export class QueryExecution {
     if (!response.ok) throw toEngineError(response.error);
     if (!('result' in response)) throw new Error('unexpected worker response');
     if (response.generated) this.ctx.tpch.store(response.generated.cacheKey, response.generated.page, pageBytes(response.generated.page));
-    void task;
     return response.result;
   }
 
-  private async runSourceTask(stage: StagePlan): Promise<void> {
-    const task = this.task(stage.stageId);
+  private async runSourceTask(stage: StagePlan, task: SqlTask, joins: Joins): Promise<void> {
     const splits = this.ctx.splitsFor(stage);
     task.totalDrivers = splits.length;
     task.queuedDrivers = splits.length;
@@ -155,7 +222,7 @@ export class QueryExecution {
         task.runningDrivers++;
         try {
           const inline = split.kind === 'pages' && split.rows <= INLINE_MAX_ROWS;
-          const result = await this.runDriver(task, { kind: 'driver', fragment: stage.fragment, split }, inline);
+          const result = await this.runDriver({ kind: 'driver', fragment: stage.fragment, split, joins }, inline);
           task.recordDriver(result);
           for (const page of result.pages) task.outputBuffer.enqueue(page);
           this.checkMemory();
@@ -170,7 +237,7 @@ export class QueryExecution {
     task.completedDrivers += task.queuedDrivers;
     task.queuedDrivers = 0;
     task.outputBuffer.setNoMorePages();
-    if (!task.done) task.setState(this.stopped ? 'FINISHED' : 'FLUSHING');
+    if (!task.done) task.setState('FLUSHING');
     await this.whenDrained(task);
   }
 
@@ -182,41 +249,79 @@ export class QueryExecution {
     if (!task.done) task.setState('FINISHED');
   }
 
-  private async runRootTask(stage: StagePlan): Promise<void> {
-    const task = this.task(stage.stageId);
+  private async runExchangeTask(stage: StagePlan, task: SqlTask, joins: Joins): Promise<void> {
     const upstream = stage.children.map((id) => this.task(id));
     task.totalDrivers = 1;
     task.queuedDrivers = 1;
     task.setState('RUNNING');
-    const blocking = stage.fragment.operators.some(isBlocking);
-    const collected: Page[] = [];
-    let collectedRows = 0;
-    let pipeline: Pipeline | undefined;
-    const wall0 = process.hrtime.bigint();
-    if (!blocking) {
-      pipeline = new Pipeline(stage.fragment, (page) => task.outputBuffer.enqueue(page));
+    const fragment = stage.fragment;
+    const blocking = fragment.operators.some(isBlocking);
+    if (blocking) {
+      const inputs = await Promise.all(upstream.map((u) => this.drain(u)));
+      if (this.stopped) return;
+      const pages = inputs.flatMap((i) => i.pages);
+      const rows = inputs.reduce((n, i) => n + i.rows, 0);
       task.queuedDrivers = 0;
       task.runningDrivers = 1;
+      const result = await this.runDriver({ kind: 'driver', fragment, pages, joins }, rows <= INLINE_MAX_ROWS);
+      task.recordDriver(result);
+      for (const page of result.pages) task.outputBuffer.enqueue(page);
+      this.checkMemory();
+    } else {
+      await this.stream(fragment, task, upstream, joins);
     }
+    if (this.stopped) return;
+    task.runningDrivers = 0;
+    task.completedDrivers = 1;
+    task.outputBuffer.setNoMorePages();
+    if (!task.done) task.setState('FLUSHING');
+    await this.whenDrained(task);
+  }
+
+  /**
+   * Streams upstream pages through a non-blocking fragment. Operators up to the last hash join run
+   * on the pool one batch at a time; the rest (projections, LIMIT) run inline.
+   */
+  private async stream(fragment: FragmentSpec, task: SqlTask, upstream: readonly SqlTask[], joins: Joins): Promise<void> {
+    const lastJoin = fragment.operators.map((o) => o.op).lastIndexOf('hashJoin');
+    const prefixOps = fragment.operators.slice(0, lastJoin + 1);
+    const prefixTypes = prefixOps.reduce<SqlType[]>((t, op) => operatorOutputTypes(op, t), [...fragment.inputTypes]);
+    const prefix: FragmentSpec | undefined = lastJoin >= 0 ? { ...fragment, operators: prefixOps, outputTypes: prefixTypes } : undefined;
+    const suffix: FragmentSpec = { ...fragment, inputTypes: prefixTypes, operators: fragment.operators.slice(lastJoin + 1) };
+    const wall0 = process.hrtime.bigint();
+    const pipeline = new Pipeline(suffix, (page) => task.outputBuffer.enqueue(page));
+    task.queuedDrivers = 0;
+    task.runningDrivers = 1;
+    const feed = async (pages: readonly Page[]): Promise<void> => {
+      if (!prefix) {
+        for (const p of pages) {
+          pipeline.addInput(p);
+          if (pipeline.isDone()) return;
+        }
+        return;
+      }
+      const rows = pages.reduce((n, p) => n + p.length, 0);
+      const result = await this.runDriver({ kind: 'driver', fragment: prefix, pages, joins }, rows <= INLINE_MAX_ROWS);
+      task.recordDriver(result);
+      for (const p of result.pages) {
+        pipeline.addInput(p);
+        if (pipeline.isDone()) return;
+      }
+    };
     for (const source of upstream) {
       let token = 0;
       for (;;) {
         if (this.stopped) return;
-        if (pipeline) {
-          while (task.outputBuffer.isFull(BUFFER_LIMIT_BYTES) && !this.stopped) await task.outputBuffer.waitForChange(50);
+        if (task.outputBuffer.state === 'ABORTED') {
+          // Our consumer is gone (a LIMIT above us was satisfied): stop reading too.
+          this.stopUpstream(upstream);
+          return;
         }
+        while (task.outputBuffer.isFull(BUFFER_LIMIT_BYTES) && !this.stopped) await task.outputBuffer.waitForChange(50);
         const read = source.outputBuffer.read(token, EXCHANGE_READ_BYTES);
         token = read.nextToken;
-        for (const page of read.pages) {
-          if (pipeline) {
-            pipeline.addInput(page);
-            if (pipeline.isDone()) break;
-          } else {
-            collected.push(page);
-            collectedRows += page.length;
-          }
-        }
-        if (pipeline?.isDone()) {
+        if (read.pages.length > 0) await feed(read.pages);
+        if (pipeline.isDone()) {
           // LIMIT satisfied: stop the upstream stage and drop what it buffered.
           this.stopUpstream(upstream);
           break;
@@ -229,24 +334,14 @@ export class QueryExecution {
       }
     }
     if (this.stopped) return;
-    if (pipeline) {
-      pipeline.finish();
-      const wallNanos = Number(process.hrtime.bigint() - wall0);
-      task.recordDriver({ pages: [], stats: pipeline.stats(), wallNanos, cpuNanos: wallNanos });
-    } else {
-      task.queuedDrivers = 0;
-      task.runningDrivers = 1;
-      const inline = collectedRows <= INLINE_MAX_ROWS;
-      const result = await this.runDriver(task, { kind: 'driver', fragment: stage.fragment, pages: collected }, inline);
-      task.recordDriver(result);
-      for (const page of result.pages) task.outputBuffer.enqueue(page);
-      this.checkMemory();
-    }
-    task.runningDrivers = 0;
-    task.completedDrivers = 1;
-    task.outputBuffer.setNoMorePages();
-    if (!task.done) task.setState('FLUSHING');
-    await this.whenDrained(task);
+    pipeline.finish();
+    const wallNanos = Number(process.hrtime.bigint() - wall0);
+    const stats = pipeline.stats();
+    if (prefix) {
+      // The pool-side driver statistics were recorded per batch; add the inline tail's operators.
+      task.operatorStats.push(...stats.slice(1).map((s, i) => ({ ...s, operatorId: prefixOps.length + 1 + i })));
+      task.scheduledNanos += wallNanos;
+    } else task.recordDriver({ pages: [], stats, wallNanos, cpuNanos: wallNanos });
   }
 
   private stopUpstream(upstream: readonly SqlTask[]): void {
@@ -254,12 +349,5 @@ export class QueryExecution {
       t.outputBuffer.abort();
       t.setState('FINISHED');
     }
-    this.leafStopped = true;
-  }
-
-  private leafStopped = false;
-
-  get limitReached(): boolean {
-    return this.leafStopped;
   }
 }

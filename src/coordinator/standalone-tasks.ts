@@ -50,7 +50,7 @@ export class StandaloneTasks {
       outputTypes,
       partitioning: 'source',
     };
-    const stage = { stageId: 0, fragment, scan: { table }, children: [] };
+    const stage = { stageId: 0, fragment, scan: { table }, children: [], builds: [] };
     const queryId = taskId.split('.')[0];
     const execution = new QueryExecution(
       queryId,

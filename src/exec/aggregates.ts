@@ -274,7 +274,55 @@ class StringAccumulator implements Accumulator {
   }
 }
 
+/** Feeds the wrapped accumulator only the first occurrence of each value per group (single step only). */
+class DistinctAccumulator implements Accumulator {
+  private readonly seen: Set<number | string>[] = [];
+
+  constructor(
+    private readonly inner: Accumulator,
+    private readonly isString: boolean,
+  ) {}
+
+  update(groups: Int32Array, n: number, args: readonly Column[], mask: Uint8Array | null): void {
+    const values = this.isString ? stringValues(args[0]) : numericValues(args[0]);
+    const nulls = nullFlags(args[0]);
+    const keep = new Uint8Array(n);
+    for (let i = 0; i < n; i++) {
+      if ((mask !== null && mask[i] === 0) || (nulls !== null && nulls[i] === 1)) continue;
+      const g = groups[i];
+      const set = (this.seen[g] ??= new Set());
+      const v = values[i];
+      if (!set.has(v)) {
+        set.add(v);
+        keep[i] = 1;
+      }
+    }
+    this.inner.update(groups, n, args, keep);
+  }
+
+  merge(): void {
+    throw new Error('DISTINCT aggregates run in a single step');
+  }
+
+  intermediate(): Column[] {
+    throw new Error('DISTINCT aggregates run in a single step');
+  }
+
+  final(groupCount: number): Column {
+    return this.inner.final(groupCount);
+  }
+
+  memoryBytes(): number {
+    return this.inner.memoryBytes() + this.seen.reduce((n, s) => n + s.size * 16, 0);
+  }
+}
+
 export function createAccumulator(spec: AggregateSpec, argIsString: boolean): Accumulator {
+  const inner = createPlainAccumulator(spec, argIsString);
+  return spec.distinct ? new DistinctAccumulator(inner, argIsString) : inner;
+}
+
+function createPlainAccumulator(spec: AggregateSpec, argIsString: boolean): Accumulator {
   switch (spec.name) {
     case 'count':
       return new CountAccumulator(false);

@@ -72,3 +72,32 @@ export function sliceColumn(col: Column, start: number, count: number): Column {
   for (let j = 0; j < count; j++) sel[j] = start + j;
   return gatherColumn(col, sel, count);
 }
+
+/** A column of `count` NULLs. */
+export function nullColumn(type: import('../data/types.js').SqlType, count: number): Column {
+  const validity = allocShared(Uint8Array, Math.ceil(count / 8));
+  if (type.id === 'varchar') {
+    const out: VarcharColumn = { kind: 'varchar', type, length: count, validity, offsets: allocShared(Int32Array, count + 1), data: allocShared(Uint8Array, 0) };
+    return out;
+  }
+  const { ctor, slotsPerRow } = fixedLayout(type);
+  const out: FixedColumn = { kind: 'fixed', type, length: count, validity, values: allocShared(ctor, Math.ceil(count * slotsPerRow)) };
+  return out;
+}
+
+/** Gathers by index where a negative index yields NULL (the outer side of an outer join). */
+export function gatherWithNulls(col: Column | undefined, type: import('../data/types.js').SqlType, idx: Int32Array, count: number): Column {
+  if (!col || col.length === 0) return nullColumn(type, count);
+  let missing = false;
+  const safe = new Int32Array(count);
+  for (let j = 0; j < count; j++) {
+    const i = idx[j];
+    if (i < 0) missing = true;
+    else safe[j] = i;
+  }
+  const g = gatherColumn(col, safe, count);
+  if (!missing) return g;
+  const validity = g.validity ?? allocShared(Uint8Array, Math.ceil(count / 8)).fill(0xff);
+  for (let j = 0; j < count; j++) if (idx[j] < 0) validity[j >> 3] &= ~(1 << (j & 7));
+  return { ...g, validity } as Column;
+}

@@ -11,6 +11,8 @@ import { HashAggregateOperator } from './operators/hash-aggregate.js';
 import { LimitOperator } from './operators/limit.js';
 import type { Operator, PageSink } from './operators/operator.js';
 import { OrderByOperator } from './operators/order-by.js';
+import { HashJoinOperator } from './operators/hash-join.js';
+import type { JoinTable } from './join-table.js';
 import type { FragmentSpec, OperatorSpec } from './specs.js';
 
 /** The output types of an operator given its input types. */
@@ -26,6 +28,8 @@ export function operatorOutputTypes(spec: OperatorSpec, input: readonly SqlType[
     case 'orderBy':
     case 'limit':
       return [...input];
+    case 'hashJoin':
+      return spec.joinType === 'semi' || spec.joinType === 'anti' ? [...input] : [...input, ...spec.buildTypes];
   }
 }
 
@@ -38,6 +42,7 @@ export class Pipeline {
   constructor(
     readonly fragment: FragmentSpec,
     sink: PageSink,
+    joins: Readonly<Record<number, JoinTable>> = {},
   ) {
     this.sourceStats = emptyOperatorStats(0, fragment.source.kind === 'scan' ? 'TableScanOperator' : 'ExchangeOperator');
     const n = fragment.operators.length;
@@ -53,7 +58,7 @@ export class Pipeline {
     let next = output;
     const built: Operator[] = [];
     for (let i = n - 1; i >= 0; i--) {
-      const op = createOperator(i + 1, fragment.operators[i], types[i], next);
+      const op = createOperator(i + 1, fragment.operators[i], types[i], next, joins);
       built.unshift(op);
       const downstream = op;
       next = (page) => downstream.addInput(page);
@@ -87,8 +92,13 @@ export class Pipeline {
   }
 }
 
-function createOperator(id: number, spec: OperatorSpec, input: readonly SqlType[], next: PageSink): Operator {
+function createOperator(id: number, spec: OperatorSpec, input: readonly SqlType[], next: PageSink, joins: Readonly<Record<number, JoinTable>>): Operator {
   switch (spec.op) {
+    case 'hashJoin': {
+      const table = joins[spec.joinId];
+      if (!table) throw new Error(`join table ${spec.joinId} was not provided`);
+      return new HashJoinOperator(id, table, spec.joinType, spec.probeKeys, spec.filter, spec.nullAware, spec.singleMatch, next);
+    }
     case 'filterProject':
       return new FilterProjectOperator(id, spec.filter, spec.projections, next);
     case 'aggregate':
@@ -108,10 +118,10 @@ export interface DriverResult {
 }
 
 /** Runs a pipeline over complete input: all pages are added, then finish. */
-export function runPipeline(fragment: FragmentSpec, input: Iterable<Page>): DriverResult {
+export function runPipeline(fragment: FragmentSpec, input: Iterable<Page>, joins: Readonly<Record<number, JoinTable>> = {}): DriverResult {
   const wall0 = nowNanos();
   const pages: Page[] = [];
-  const pipeline = new Pipeline(fragment, (p) => pages.push(p));
+  const pipeline = new Pipeline(fragment, (p) => pages.push(p), joins);
   for (const page of input) {
     if (pipeline.isDone()) break;
     pipeline.addInput(page);

@@ -11,6 +11,8 @@ export interface AggregateSpec {
   readonly args: readonly number[];
   readonly argType: SqlType | null;
   readonly filter: number | null;
+  /** count(DISTINCT x) and the like: only the first occurrence of a value per group counts. */
+  readonly distinct: boolean;
   /** The final result type. */
   readonly type: SqlType;
 }
@@ -25,7 +27,19 @@ export type OperatorSpec =
       readonly aggregates: readonly AggregateSpec[];
     }
   | { readonly op: 'orderBy'; readonly keys: readonly SortKey[]; readonly limit: number | null }
-  | { readonly op: 'limit'; readonly count: number | null; readonly offset: number };
+  | { readonly op: 'limit'; readonly count: number | null; readonly offset: number }
+  | {
+      readonly op: 'hashJoin';
+      /** Which build (JoinTable) of the stage this probes. */
+      readonly joinId: number;
+      readonly joinType: 'inner' | 'left' | 'full' | 'semi' | 'anti';
+      readonly probeKeys: readonly number[];
+      readonly buildTypes: readonly SqlType[];
+      /** Residual condition over probe columns ++ build columns. */
+      readonly filter: Expr | null;
+      readonly nullAware: boolean;
+      readonly singleMatch: boolean;
+    };
 
 export type SourceSpec =
   /** Reads the splits it is given (a table scan). */
@@ -54,6 +68,8 @@ export function operatorTypeName(spec: OperatorSpec): string {
       return spec.limit === null ? 'OrderByOperator' : 'TopNOperator';
     case 'limit':
       return 'LimitOperator';
+    case 'hashJoin':
+      return 'LookupJoinOperator';
   }
 }
 

@@ -9,14 +9,25 @@ import type { Page } from '../data/page.js';
 import { toEngineError, type SerializedEngineError } from '../util/engine-error.js';
 import { runPipeline, type DriverResult } from './pipeline.js';
 import type { FragmentSpec } from './specs.js';
+import { buildJoinTable, type JoinTable } from './join-table.js';
+import type { SqlType } from '../data/types.js';
 
 export type WorkerRequest =
-  | { readonly kind: 'driver'; readonly fragment: FragmentSpec; readonly split?: Split; readonly pages?: readonly Page[]; readonly textPool?: Uint8Array }
+  | {
+      readonly kind: 'driver';
+      readonly fragment: FragmentSpec;
+      readonly split?: Split;
+      readonly pages?: readonly Page[];
+      readonly textPool?: Uint8Array;
+      readonly joins?: Readonly<Record<number, JoinTable>>;
+    }
+  | { readonly kind: 'buildJoin'; readonly pages: readonly Page[]; readonly types: readonly SqlType[]; readonly keys: readonly number[]; readonly trackMatches: boolean }
   | { readonly kind: 'buildTextPool' };
 
 export type WorkerResponse =
   | { readonly ok: true; readonly result: DriverResult; readonly generated?: { readonly cacheKey: string; readonly page: Page } }
   | { readonly ok: true; readonly textPool: Uint8Array }
+  | { readonly ok: true; readonly joinTable: JoinTable }
   | { readonly ok: false; readonly error: SerializedEngineError };
 
 function project(page: Page, columns: readonly number[]): Page {
@@ -26,17 +37,19 @@ function project(page: Page, columns: readonly number[]): Page {
 export function runWorkerRequest(req: WorkerRequest): WorkerResponse {
   try {
     if (req.kind === 'buildTextPool') return { ok: true, textPool: buildTextPool(TEXT_POOL_SIZE) };
+    if (req.kind === 'buildJoin') return { ok: true, joinTable: buildJoinTable(req.pages, req.types, req.keys, req.trackMatches) };
     const { fragment } = req;
-    if (fragment.source.kind === 'exchange') return { ok: true, result: runPipeline(fragment, req.pages ?? []) };
+    const joins = req.joins ?? {};
+    if (fragment.source.kind === 'exchange') return { ok: true, result: runPipeline(fragment, req.pages ?? [], joins) };
     const split = req.split;
     if (!split) throw new Error('a scan driver needs a split');
     const columns = fragment.source.columns;
-    if (split.kind === 'pages') return { ok: true, result: runPipeline(fragment, split.pages.map((p) => project(p, columns))) };
+    if (split.kind === 'pages') return { ok: true, result: runPipeline(fragment, split.pages.map((p) => project(p, columns)), joins) };
     if (split.connector !== 'tpch') throw new Error(`no generator for connector ${split.connector}`);
     if (!textPoolReady() && req.textPool) installTextPool(req.textPool);
     // Generate every column once: the page is cached by the coordinator for later queries.
     const page = generateTpchSplit(split.descriptor as TpchSplit);
-    return { ok: true, result: runPipeline(fragment, [project(page, columns)]), generated: { cacheKey: split.cacheKey, page } };
+    return { ok: true, result: runPipeline(fragment, [project(page, columns)], joins), generated: { cacheKey: split.cacheKey, page } };
   } catch (e) {
     return { ok: false, error: toEngineError(e).toJSON() };
   }

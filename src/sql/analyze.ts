@@ -1,259 +1,205 @@
-// Analysis: a parsed query becomes a logical plan. Names resolve against catalogs and scopes, every
-// expression gets a type (with Trino's implicit coercions made explicit as casts), aggregates and
-// grouping are checked, and ORDER BY may use output names, ordinals or input expressions.
+// Analysis: a parsed query becomes a logical plan. FROM items become relations joined by the join
+// planner; IN/EXISTS conjuncts become semi/anti joins; scalar subqueries become (left) joins —
+// correlated ones decorrelated into an aggregation grouped by the correlation keys — so no plan is
+// quadratic. Then aggregation, HAVING, the select list, DISTINCT, ORDER BY and LIMIT.
 
-import {
-  BIGINT,
-  BOOLEAN,
-  DATE,
-  DOUBLE,
-  INTEGER,
-  INTERVAL_DAY_TIME,
-  INTERVAL_YEAR_MONTH,
-  REAL,
-  SMALLINT,
-  TIMESTAMP,
-  TINYINT,
-  UNKNOWN,
-  VARCHAR,
-  decimal,
-  isNumeric,
-  isOrderable,
-  typeDisplayName,
-  typeEquals,
-  varchar,
-  MAX_DECIMAL_PRECISION,
-  type SqlType,
-} from '../data/types.js';
-import type { CatalogRegistry, TableMetadata } from '../connectors/catalog.js';
-import { EngineError, type SourceLocation } from '../util/engine-error.js';
+import { BOOLEAN, BIGINT, isOrderable, typeDisplayName, type SqlType } from '../data/types.js';
+import type { TableMetadata } from '../connectors/catalog.js';
+import { EngineError } from '../util/engine-error.js';
 import type { AstNode } from './ast.js';
-import { FunctionResolutionError, isKnownFunction, resolveFunction } from './functions.js';
-import { children, exprKey, type Expr, type LiteralValue } from './ir.js';
+import {
+  AGGREGATE_BASE,
+  SUBQUERY_BASE,
+  bindExpr,
+  coerce,
+  columnParts,
+  identifierValue,
+  loc,
+  requireBoolean,
+  subqueryAst,
+  type AggregateCollector,
+  type AnalysisContext,
+  type BindContext,
+  type SubqueryCollector,
+} from './bind.js';
+import { andAll, children, exprKey, hasOuterRef, mapChildren, remapColumns, type Expr } from './ir.js';
+import { joinPlans, planJoinGroup, type Relation } from './join-planner.js';
 import { locateName } from './parse.js';
-import type { AggregateCall, AggregateName, Field, PlanNode, SortKey } from './plan.js';
-import { canCoerce, commonSuperType } from './types-coercion.js';
-import { castConstant, parseDateLiteral, parseTimestampLiteral } from './literals.js';
+import type { AggregateCall, Field, PlanNode, SortKey } from './plan.js';
+import { Scope, type ScopeField } from './scope.js';
+import { commonSuperType } from './types-coercion.js';
 
-export interface AnalysisContext {
-  readonly catalogs: CatalogRegistry;
-  readonly catalog: string | undefined;
-  readonly schema: string | undefined;
-  readonly sql: string;
-  /** Query start (ms since epoch), the value of current_date / now(). */
-  readonly now: number;
+export type { AnalysisContext } from './bind.js';
+export { parseTypeName } from './bind.js';
+
+type Mode = 'query' | 'scalar' | 'exists' | 'in';
+
+interface Correlation {
+  /** Key expressions over the enclosing scope (outer references turned into its columns). */
+  readonly outerKeys: Expr[];
+  /** Conditions over (enclosing fields ++ this query's output fields), for EXISTS. */
+  readonly residual: Expr | null;
 }
 
-interface ScopeField {
-  readonly name: string;
-  readonly relation: string | undefined;
-  readonly type: SqlType;
-}
-
-class Scope {
-  constructor(readonly fields: readonly ScopeField[]) {}
-
-  resolve(parts: readonly string[], ctx: AnalysisContext): { index: number; type: SqlType } | undefined {
-    const name = parts[parts.length - 1].toLowerCase();
-    const qualifier = parts.length > 1 ? parts[parts.length - 2].toLowerCase() : undefined;
-    const matches: number[] = [];
-    this.fields.forEach((f, i) => {
-      if (f.name === name && (qualifier === undefined || f.relation === qualifier)) matches.push(i);
-    });
-    if (matches.length > 1) {
-      throw new EngineError('AMBIGUOUS_NAME', `Column '${parts.join('.')}' is ambiguous`, locateName(ctx.sql, parts));
-    }
-    if (matches.length === 0) return undefined;
-    return { index: matches[0], type: this.fields[matches[0]].type };
-  }
-}
-
-/** Marker for an aggregate call while binding: column index -1 - k refers to aggregate k. */
-const isAggregateRef = (e: Expr): boolean => e.kind === 'column' && e.index < 0;
-
-interface AggregateCollector {
-  readonly calls: { name: AggregateName; args: Expr[]; distinct: boolean; filter: Expr | null; type: SqlType; key: string }[];
+interface SelectResult {
+  readonly plan: PlanNode;
+  readonly names: string[];
+  /** For subqueries: the correlation; the plan's trailing columns are the inner keys. */
+  readonly correlation?: Correlation;
 }
 
 export function analyzeQuery(ast: AstNode, ctx: AnalysisContext): PlanNode {
-  const { plan, names } = analyzeSelect(ast, ctx);
+  const { plan, names } = analyzeSelect(ast, ctx, undefined, 'query');
   return { kind: 'output', input: plan, names, fields: plan.fields.map((f, i) => ({ name: names[i], type: f.type })) };
 }
 
-function loc(node: AstNode | null | undefined): SourceLocation | undefined {
-  const s = node?.loc?.start;
-  return s ? { lineNumber: s.line, columnNumber: s.column } : undefined;
+const col = (index: number, type: SqlType): Expr => ({ kind: 'column', index, type });
+
+function identityExprs(fields: readonly Field[]): Expr[] {
+  return fields.map((f, i) => col(i, f.type));
 }
 
-function analyzeSelect(ast: AstNode, ctx: AnalysisContext): { plan: PlanNode; names: string[] } {
-  if (ast.with) throw new EngineError('NOT_SUPPORTED', 'WITH queries are not supported yet', loc(ast));
-  if (ast._next || ast.set_op) throw new EngineError('NOT_SUPPORTED', 'UNION, INTERSECT and EXCEPT are not supported yet', loc(ast));
-  if (ast.window) throw new EngineError('NOT_SUPPORTED', 'Window functions are not supported yet', loc(ast));
-
-  // FROM
-  let source: PlanNode;
-  let scope: Scope;
-  if (!ast.from || ast.from.length === 0) {
-    source = { kind: 'values', rows: [[]], fields: [] };
-    scope = new Scope([]);
-  } else {
-    if (ast.from.length > 1 || ast.from[0].join) throw new EngineError('NOT_SUPPORTED', 'Joins are not supported yet', locateName(ctx.sql, [String(ast.from[1]?.table ?? 'join')]));
-    ({ plan: source, scope } = analyzeRelation(ast.from[0], ctx));
-  }
-
-  // WHERE
-  if (ast.where) {
-    const predicate = bindExpr(ast.where, scope, ctx, null);
-    requireBoolean(predicate, 'WHERE clause', ast.where, ctx);
-    source = { kind: 'filter', input: source, predicate, fields: source.fields };
-  }
-
-  // SELECT items (expanding *)
-  const items: { ast: AstNode | null; expr?: Expr; name: string; alias: boolean }[] = [];
-  for (const col of ast.columns as AstNode[]) {
-    const e = col.expr as AstNode;
-    if (e.type === 'column_ref' && e.column === '*') {
-      const qualifier = e.table ? identifierValue(e.table).toLowerCase() : undefined;
-      const fields = scope.fields.map((f, i) => ({ f, i })).filter(({ f }) => qualifier === undefined || f.relation === qualifier);
-      if (qualifier !== undefined && fields.length === 0) throw new EngineError('TABLE_NOT_FOUND', `Table '${qualifier}' not found`, locateName(ctx.sql, [qualifier]));
-      if (fields.length === 0) throw new EngineError('NOT_SUPPORTED', 'SELECT * not allowed in queries without FROM clause', loc(e) ?? { lineNumber: 1, columnNumber: 8 });
-      for (const { f, i } of fields) items.push({ ast: null, expr: { kind: 'column', index: i, type: f.type }, name: f.name, alias: false });
-    } else {
-      items.push({ ast: e, name: col.as ? String(col.as) : implicitName(e, items.length), alias: Boolean(col.as) });
-    }
-  }
-
-  const aggregates: AggregateCollector = { calls: [] };
-  for (const item of items) if (item.ast) item.expr = bindExpr(item.ast, scope, ctx, aggregates);
-  const havingExpr = ast.having ? bindExpr(ast.having, scope, ctx, aggregates) : null;
-  if (havingExpr) requireBoolean(havingExpr, 'HAVING clause', ast.having, ctx);
-
-  // ORDER BY keys are bound now (they may add aggregates); resolved to outputs below.
-  const selectExprs = items.map((i) => i.expr as Expr);
-  const orderBy = ((ast.orderby ?? []) as AstNode[]).map((o) => bindOrderKey(o, items, scope, ctx, aggregates));
-
-  const groupAsts: AstNode[] = ast.groupby?.columns ?? [];
-  const isAggregation = groupAsts.length > 0 || aggregates.calls.length > 0;
-  let plan: PlanNode = source;
-  let post: (e: Expr, node: AstNode | null) => Expr = (e) => e;
-
-  if (isAggregation) {
-    const groupExprs = groupAsts.map((g) => {
-      if (g.type === 'number' && typeof g.value === 'number') {
-        const n = g.value;
-        if (!Number.isInteger(n) || n < 1 || n > items.length) throw new EngineError('INVALID_COLUMN_REFERENCE', `GROUP BY position ${n} is not in select list`, loc(g) ?? locateNumber(ctx.sql, n));
-        const e = selectExprs[n - 1];
-        if (containsAggregate(e)) throw new EngineError('EXPRESSION_NOT_AGGREGATE', `GROUP BY clause cannot contain aggregations or window functions`, loc(g));
-        return e;
-      }
-      const e = bindExpr(g, scope, ctx, null);
-      return e;
-    });
-    // Pre-aggregation projection: group keys, then aggregate arguments and filters.
-    const preExprs: Expr[] = [...groupExprs];
-    const preIndex = new Map<string, number>();
-    groupExprs.forEach((e, i) => preIndex.set(exprKey(e), i));
-    const slot = (e: Expr): number => {
-      const k = exprKey(e);
-      let i = preIndex.get(k);
-      if (i === undefined) {
-        i = preExprs.length;
-        preExprs.push(e);
-        preIndex.set(k, i);
-      }
-      return i;
-    };
-    const calls: AggregateCall[] = aggregates.calls.map((c) => ({
-      name: c.name,
-      args: c.args.map(slot),
-      argType: c.args[0]?.type ?? null,
-      distinct: c.distinct,
-      filter: c.filter ? slot(c.filter) : null,
-      type: c.type,
-    }));
-    const pre: PlanNode = { kind: 'project', input: source, exprs: preExprs, fields: preExprs.map((e, i) => ({ name: `$pre${i}`, type: e.type })) };
-    const groupCount = groupExprs.length;
-    const groupBy = groupExprs.map((_, i) => i);
-    plan = {
-      kind: 'aggregate',
-      input: pre,
-      groupBy,
-      aggregates: calls,
-      fields: [...groupExprs.map((e, i) => ({ name: `$group${i}`, type: e.type })), ...calls.map((c, i) => ({ name: `$agg${i}`, type: c.type }))],
-    };
-    const groupKeys = new Map<string, number>();
-    groupExprs.forEach((e, i) => groupKeys.set(exprKey(e), i));
-    post = (e, node) => rewritePostAggregate(e, groupKeys, groupCount, node, ctx);
-  }
-
-  if (havingExpr) plan = { kind: 'filter', input: plan, predicate: post(havingExpr, ast.having), fields: plan.fields };
-
-  // Projection: select items, then hidden ORDER BY expressions.
-  const projected = items.map((item) => post(item.expr as Expr, item.ast));
-  const names = items.map((i) => i.name);
-  const projExprs = [...projected];
-  const sortKeys: SortKey[] = [];
-  for (const key of orderBy) {
-    let index: number;
-    if (key.output !== undefined) index = key.output;
-    else {
-      const e = post(key.expr as Expr, key.ast);
-      const k = exprKey(e);
-      index = projExprs.findIndex((p) => exprKey(p) === k);
-      if (index < 0) {
-        if (ast.distinct?.type === 'DISTINCT') throw new EngineError('INVALID_COLUMN_REFERENCE', 'For SELECT DISTINCT, ORDER BY expressions must appear in select list', loc(key.ast));
-        index = projExprs.length;
-        projExprs.push(e);
-      }
-    }
-    if (!isOrderable(projExprs[index].type)) throw new EngineError('TYPE_MISMATCH', `Type ${typeDisplayName(projExprs[index].type)} is not orderable`, loc(key.ast));
-    sortKeys.push({ index, ascending: key.ascending, nullsFirst: key.nullsFirst });
-  }
-  plan = { kind: 'project', input: plan, exprs: projExprs, fields: projExprs.map((e, i) => ({ name: i < names.length ? names[i] : `$order${i}`, type: e.type })) };
-
-  if (ast.distinct?.type === 'DISTINCT') {
-    plan = { kind: 'aggregate', input: plan, groupBy: plan.fields.map((_, i) => i), aggregates: [], fields: plan.fields };
-  }
-  if (sortKeys.length) plan = { kind: 'sort', input: plan, keys: sortKeys, fields: plan.fields };
-
-  const { count, offset } = limitOf(ast, ctx);
-  if (count !== null || offset > 0) plan = { kind: 'limit', input: plan, count, offset, fields: plan.fields };
-
-  if (projExprs.length > names.length) {
-    const keep = names.map((_, i) => ({ kind: 'column', index: i, type: projExprs[i].type }) as Expr);
-    plan = { kind: 'project', input: plan, exprs: keep, fields: keep.map((e, i) => ({ name: names[i], type: e.type })) };
-  }
-  return { plan, names };
+function project(input: PlanNode, exprs: readonly Expr[], names?: readonly string[]): PlanNode {
+  return { kind: 'project', input, exprs, fields: exprs.map((e, i) => ({ name: names?.[i] ?? input.fields[i]?.name ?? `$${i}`, type: e.type })) };
 }
 
-function limitOf(ast: AstNode, ctx: AnalysisContext): { count: number | null; offset: number } {
-  const values: AstNode[] = ast.limit?.value ?? [];
-  if (values.length === 0) return { count: null, offset: 0 };
-  const read = (v: AstNode): number | null => {
-    if (v.type === 'origin' && String(v.value).toLowerCase() === 'all') return null;
-    if (v.type === 'number' && typeof v.value === 'number' && Number.isInteger(v.value) && v.value >= 0) return v.value;
-    throw new EngineError('SYNTAX_ERROR', `mismatched input '${String(v.value)}'. Expecting: <integer>, 'ALL'`, loc(v) ?? locateName(ctx.sql, ['limit']));
-  };
-  if (ast.limit.seperator === 'offset') return { count: read(values[0]), offset: read(values[1]) ?? 0 };
-  if (ast.limit.seperator === ',') return { count: read(values[1]), offset: read(values[0]) ?? 0 };
-  return { count: read(values[0]), offset: 0 };
+// ---------------------------------------------------------------------------------------------
+// FROM
+
+interface FromResult {
+  readonly scope: Scope;
+  readonly relations: Relation[];
+  readonly conditions: Expr[];
 }
 
-function analyzeRelation(from: AstNode, ctx: AnalysisContext): { plan: PlanNode; scope: Scope } {
-  if (from.expr?.ast) {
-    const { plan, names } = analyzeSelect(from.expr.ast, ctx);
-    const alias = from.as ? String(from.as).toLowerCase() : undefined;
-    return { plan, scope: new Scope(plan.fields.map((f, i) => ({ name: names[i].toLowerCase(), relation: alias, type: f.type }))) };
+function aliasWithColumns(raw: unknown): { alias: string | undefined; columns: string[] | null } {
+  if (raw === null || raw === undefined) return { alias: undefined, columns: null };
+  const text = String(raw);
+  const m = /^\s*("?[^"(]+"?)\s*\(([^)]*)\)\s*$/u.exec(text);
+  if (!m) return { alias: text.replace(/^"|"$/gu, '').toLowerCase(), columns: null };
+  return { alias: m[1].replace(/^"|"$/gu, '').toLowerCase(), columns: m[2].split(',').map((c) => c.trim().replace(/^"|"$/gu, '').toLowerCase()) };
+}
+
+function analyzeRelation(item: AstNode, ctx: AnalysisContext): { plan: PlanNode; fields: ScopeField[]; primaryKey?: number[] } {
+  const derived = subqueryAst(item.expr);
+  if (derived) {
+    const { alias, columns } = aliasWithColumns(item.as);
+    const { plan, names } = analyzeSelect(derived, ctx, undefined, 'query');
+    if (columns && columns.length !== names.length) throw new EngineError('GENERIC_USER_ERROR', `Column alias list has ${columns.length} entries but '${alias}' has ${names.length} columns available`, loc(item));
+    return { plan, fields: plan.fields.map((f, i) => ({ name: (columns?.[i] ?? names[i]).toLowerCase(), relation: alias, type: f.type })) };
   }
-  if (typeof from.table !== 'string') throw new EngineError('NOT_SUPPORTED', 'This kind of FROM item is not supported yet', loc(from));
-  const table = resolveTable(from, ctx);
-  const alias = (from.as ? String(from.as) : table.name).toLowerCase();
-  const columns = table.columns.map((_, i) => i);
-  const fields: Field[] = table.columns.map((c) => ({ name: c.name, type: c.type }));
+  if (typeof item.table !== 'string') throw new EngineError('NOT_SUPPORTED', 'This kind of FROM item is not supported yet', loc(item));
+  const name = item.table.toLowerCase();
+  const cte = !item.db && !item.schema ? ctx.ctes?.get(name) : undefined;
+  if (cte) {
+    const alias = (item.as ? String(item.as) : name).toLowerCase();
+    const { plan, names } = analyzeSelect(cte.ast, { ...ctx, ctes: withoutCte(ctx.ctes, name) }, undefined, 'query');
+    if (cte.columns && cte.columns.length !== names.length) throw new EngineError('GENERIC_USER_ERROR', `WITH query '${name}' has ${names.length} columns but ${cte.columns.length} names`, locateName(ctx.sql, [name]));
+    return { plan, fields: plan.fields.map((f, i) => ({ name: (cte.columns?.[i] ?? names[i]).toLowerCase(), relation: alias, type: f.type })) };
+  }
+  const table = resolveTable(item, ctx);
+  const { alias } = aliasWithColumns(item.as);
+  const relation = alias ?? table.name;
   return {
-    plan: { kind: 'scan', table, columns, fields },
-    scope: new Scope(table.columns.map((c) => ({ name: c.name, relation: alias, type: c.type }))),
+    plan: { kind: 'scan', table, columns: table.columns.map((_, i) => i), fields: table.columns.map((c) => ({ name: c.name, type: c.type })) },
+    fields: table.columns.map((c) => ({ name: c.name, relation, type: c.type })),
+    primaryKey: table.primaryKey ? [...table.primaryKey] : undefined,
   };
+}
+
+function withoutCte(ctes: AnalysisContext['ctes'], name: string): AnalysisContext['ctes'] {
+  if (!ctes) return ctes;
+  const m = new Map(ctes);
+  m.delete(name);
+  return m;
+}
+
+function analyzeFrom(from: AstNode[], ctx: AnalysisContext, outer: Scope | undefined): FromResult {
+  let relations: Relation[] = [];
+  let fields: ScopeField[] = [];
+  let conditions: Expr[] = [];
+  for (const item of from) {
+    const rel = analyzeRelation(item, ctx);
+    const joinKind = String(item.join ?? '').toUpperCase().replace(/\s+OUTER/u, '');
+    if (item.using) throw new EngineError('NOT_SUPPORTED', 'JOIN ... USING is not supported yet; use ON', loc(item) ?? locateName(ctx.sql, ['using']));
+    if (joinKind.startsWith('NATURAL')) throw new EngineError('NOT_SUPPORTED', 'NATURAL JOIN is not supported', loc(item));
+    if (joinKind === 'LEFT JOIN' || joinKind === 'RIGHT JOIN' || joinKind === 'FULL JOIN') {
+      const left = planJoinGroup(relations, conditions);
+      const leftWidth = fields.length;
+      const allFields = [...fields, ...rel.fields];
+      const scope = new Scope(allFields, outer);
+      const on = item.on ? bindExpr(item.on, { scope, ctx, aggregates: null, subqueries: null }) : null;
+      if (on) requireBoolean(on, 'JOIN condition', item.on, ctx);
+      plannedOuterJoin: {
+        const leftKeys: Expr[] = [];
+        const rightKeys: Expr[] = [];
+        const rightOnly: Expr[] = [];
+        const leftOnly: Expr[] = [];
+        const residual: Expr[] = [];
+        for (const c of on ? conjunctList(on) : []) {
+          const side = sideOf(c, leftWidth);
+          if (side === 'right') rightOnly.push(remapColumns(c, (i) => i - leftWidth));
+          else if (side === 'left') leftOnly.push(c);
+          else if (c.kind === 'call' && c.name === '$eq' && sideOf(c.args[0], leftWidth) !== 'both' && sideOf(c.args[1], leftWidth) !== 'both' && sideOf(c.args[0], leftWidth) !== sideOf(c.args[1], leftWidth)) {
+            const [l, r] = sideOf(c.args[0], leftWidth) === 'left' ? [c.args[0], c.args[1]] : [c.args[1], c.args[0]];
+            leftKeys.push(l);
+            rightKeys.push(remapColumns(r, (i) => i - leftWidth));
+          } else residual.push(c);
+        }
+        if (joinKind === 'LEFT JOIN') {
+          // Conditions on the right side only filter what can match: push them below the join.
+          const right = rightOnly.length ? ({ kind: 'filter', input: rel.plan, predicate: andAll(rightOnly) as Expr, fields: rel.plan.fields } as PlanNode) : rel.plan;
+          const joined = joinPlans(left, right, leftKeys, rightKeys, andAll([...leftOnly, ...residual]), 'left');
+          relations = [{ plan: joined, offset: 0, width: allFields.length }];
+          break plannedOuterJoin;
+        }
+        if (joinKind === 'RIGHT JOIN') {
+          // The preserved side streams: probe the right relation, hash the left group, then restore the field order.
+          const left2 = leftOnly.length ? ({ kind: 'filter', input: left, predicate: andAll(leftOnly) as Expr, fields: left.fields } as PlanNode) : left;
+          const rightWidth = rel.fields.length;
+          const swap = (e: Expr): Expr => remapColumns(e, (i) => (i < leftWidth ? i + rightWidth : i - leftWidth));
+          const joined = joinPlans(rel.plan, left2, rightKeys, leftKeys, andAll([...rightOnly.map((e) => remapColumns(e, (i) => i)), ...residual.map(swap)]), 'left');
+          const exprs = allFields.map((f, i) => col(i < leftWidth ? rightWidth + i : i - leftWidth, f.type));
+          relations = [{ plan: project(joined, exprs, allFields.map((f) => f.name)), offset: 0, width: allFields.length }];
+          break plannedOuterJoin;
+        }
+        const joined = joinPlans(left, rel.plan, leftKeys, rightKeys, andAll([...leftOnly, ...rightOnly.map((e) => remapColumns(e, (i) => i + leftWidth)), ...residual]), 'full');
+        relations = [{ plan: joined, offset: 0, width: allFields.length }];
+      }
+      fields = allFields;
+      conditions = [];
+      continue;
+    }
+    if (joinKind !== '' && joinKind !== 'INNER JOIN' && joinKind !== 'JOIN' && joinKind !== 'CROSS JOIN') {
+      throw new EngineError('NOT_SUPPORTED', `${joinKind} is not supported`, loc(item));
+    }
+    relations.push({ plan: rel.plan, offset: fields.length, width: rel.fields.length, primaryKey: rel.primaryKey });
+    fields = [...fields, ...rel.fields];
+    if (item.on) {
+      const on = bindExpr(item.on, { scope: new Scope(fields, outer), ctx, aggregates: null, subqueries: null });
+      requireBoolean(on, 'JOIN condition', item.on, ctx);
+      conditions.push(on);
+    }
+  }
+  return { scope: new Scope(fields, outer), relations, conditions };
+}
+
+function sideOf(e: Expr, leftWidth: number): 'left' | 'right' | 'both' | 'none' {
+  let left = false;
+  let right = false;
+  const walk = (x: Expr): void => {
+    if (x.kind === 'column') {
+      if (x.index < leftWidth) left = true;
+      else right = true;
+    }
+    children(x).forEach(walk);
+  };
+  walk(e);
+  return left && right ? 'both' : left ? 'left' : right ? 'right' : 'none';
+}
+
+function conjunctList(e: Expr): Expr[] {
+  return e.kind === 'and' ? e.args.flatMap(conjunctList) : [e];
 }
 
 export function resolveTable(from: AstNode, ctx: AnalysisContext): TableMetadata {
@@ -282,38 +228,396 @@ export function resolveTableName(rawParts: readonly string[], ctx: AnalysisConte
   return meta;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Subqueries
+
+/** Splits an AST WHERE into its AND-ed parts. */
+function astConjuncts(node: AstNode): AstNode[] {
+  if (node.type === 'binary_expr' && String(node.operator).toUpperCase() === 'AND') return [...astConjuncts(node.left), ...astConjuncts(node.right)];
+  return [node];
+}
+
+interface SemiJoinAst {
+  readonly kind: 'in' | 'exists';
+  readonly negated: boolean;
+  readonly subquery: AstNode;
+  readonly value?: AstNode;
+  readonly node: AstNode;
+}
+
+function asSemiJoin(node: AstNode): SemiJoinAst | undefined {
+  if (node.type === 'binary_expr') {
+    const op = String(node.operator).toUpperCase();
+    if ((op === 'IN' || op === 'NOT IN') && node.right?.type === 'expr_list' && node.right.value?.length === 1) {
+      const sub = subqueryAst(node.right.value[0]);
+      if (sub) return { kind: 'in', negated: op === 'NOT IN', subquery: sub, value: node.left, node };
+    }
+    return undefined;
+  }
+  if (node.type === 'function' && String(node.name?.name?.[0]?.value ?? '').toLowerCase() === 'exists') {
+    const sub = subqueryAst(node.args?.value?.[0]);
+    if (sub) return { kind: 'exists', negated: false, subquery: sub, node };
+  }
+  if (node.type === 'unary_expr') {
+    const op = String(node.operator).toUpperCase();
+    if (op === 'NOT EXISTS') {
+      const sub = subqueryAst(node.expr);
+      if (sub) return { kind: 'exists', negated: true, subquery: sub, node };
+    }
+    if (op === 'NOT') {
+      const inner = asSemiJoin(node.expr);
+      if (inner) return { ...inner, negated: !inner.negated, node };
+    }
+  }
+  return undefined;
+}
+
+/** Applies an IN/EXISTS conjunct to the plan of the enclosing query as a semi or anti join. */
+function applySemiJoin(plan: PlanNode, sj: SemiJoinAst, scope: Scope, ctx: AnalysisContext, bc: BindContext): PlanNode {
+  const mode: Mode = sj.kind === 'in' ? 'in' : 'exists';
+  const sub = analyzeSelect(sj.subquery, ctx, scope, mode);
+  const corr = sub.correlation ?? { outerKeys: [], residual: null };
+  const innerWidth = sub.plan.fields.length;
+  const keyCount = corr.outerKeys.length;
+  const leftKeys: Expr[] = [...corr.outerKeys];
+  const rightKeys: Expr[] = Array.from({ length: keyCount }, (_, i) => col(innerWidth - keyCount + i, sub.plan.fields[innerWidth - keyCount + i].type));
+  if (sj.kind === 'in') {
+    const value = bindExpr(sj.value as AstNode, bc);
+    const inner = sub.plan.fields[0];
+    if (sub.names.length - keyCount !== 1) throw new EngineError('GENERIC_USER_ERROR', 'Multiple columns returned by subquery are not yet supported', loc(sj.node));
+    const t = commonSuperType(value.type, inner.type);
+    if (!t) throw new EngineError('TYPE_MISMATCH', `Value expression and result of subquery must be of the same type: ${typeDisplayName(value.type)} vs ${typeDisplayName(inner.type)}`, loc(sj.node));
+    leftKeys.unshift(coerce(value, t));
+    rightKeys.unshift(coerce(col(0, inner.type), t));
+  }
+  return joinPlans(plan, sub.plan, leftKeys, rightKeys, corr.residual, sj.negated ? 'anti' : 'semi', { nullAware: sj.kind === 'in' && sj.negated });
+}
+
+interface PendingScalar {
+  readonly plan: PlanNode;
+  readonly outerKeys: Expr[];
+  /** count() over no rows is 0, not NULL: the value gets coalesce(v, 0) after the left join. */
+  readonly zeroWhenMissing: boolean;
+}
+
+/** Collects scalar subqueries of one phase (before or after aggregation) and joins them in. */
+class ScalarSubqueries implements SubqueryCollector {
+  readonly pending: PendingScalar[] = [];
+
+  constructor(
+    private readonly ctx: AnalysisContext,
+    private readonly allowCorrelation: boolean,
+  ) {}
+
+  scalar(node: AstNode, scope: Scope): Expr {
+    const ast = subqueryAst(node) as AstNode;
+    const sub = analyzeSelect(ast, this.ctx, scope, 'scalar');
+    const corr = sub.correlation;
+    if (corr && corr.outerKeys.length > 0 && !this.allowCorrelation) {
+      throw new EngineError('NOT_SUPPORTED', 'Correlated subqueries are not supported in this position', loc(node) ?? locateName(this.ctx.sql, ['select']));
+    }
+    const valueIndex = sub.plan.fields.length - (corr?.outerKeys.length ?? 0) - 1;
+    if (valueIndex !== 0) throw new EngineError('GENERIC_USER_ERROR', 'Multiple columns returned by subquery are not yet supported', loc(node));
+    const isCount = /^\s*count\s*\(/iu.test(String(JSON.stringify(ast.columns?.[0]?.expr?.name ?? '')).replace(/"/gu, '')) || String(ast.columns?.[0]?.expr?.name ?? '').toUpperCase() === 'COUNT';
+    const k = this.pending.length;
+    this.pending.push({ plan: sub.plan, outerKeys: corr?.outerKeys ?? [], zeroWhenMissing: isCount && (corr?.outerKeys.length ?? 0) > 0 });
+    return col(SUBQUERY_BASE + k, sub.plan.fields[0].type);
+  }
+
+  /** Left-joins every collected subquery to `plan`, appending one value column each. */
+  apply(plan: PlanNode): PlanNode {
+    let current = plan;
+    for (const p of this.pending) {
+      const width = current.fields.length;
+      const keyCount = p.outerKeys.length;
+      const rightKeys = p.outerKeys.map((_, i) => col(1 + i, p.plan.fields[1 + i].type));
+      // Correlated: the subquery is [value, keys...] grouped by keys; uncorrelated: one row at most.
+      const joined = joinPlans(current, p.plan, p.outerKeys, rightKeys, null, 'left', { singleMatch: true });
+      const value = col(width, p.plan.fields[0].type);
+      const valueExpr: Expr = p.zeroWhenMissing ? { kind: 'coalesce', args: [value, { kind: 'literal', value: 0, type: BIGINT }], type: value.type } : value;
+      void keyCount;
+      current = project(joined, [...identityExprs(current.fields), valueExpr], [...current.fields.map((f) => f.name), `$subquery${width}`]);
+    }
+    return current;
+  }
+
+  /** Maps placeholders to the appended columns (which start at `base`). */
+  static resolve(e: Expr, base: number): Expr {
+    return remapColumns(e, (i) => (i >= SUBQUERY_BASE ? base + (i - SUBQUERY_BASE) : i));
+  }
+}
+
+function hasAggregateAst(node: unknown): boolean {
+  if (!node || typeof node !== 'object') return false;
+  const n = node as AstNode;
+  if (n.ast) return false; // aggregates inside subqueries belong to them
+  if (n.type === 'aggr_func') return true;
+  if (n.type === 'function' && ['count', 'sum', 'avg', 'min', 'max', 'bool_and', 'bool_or', 'every', 'arbitrary', 'any_value'].includes(String(n.name?.name?.[0]?.value ?? '').toLowerCase()) && !n.over) return true;
+  return Object.values(n).some((v) => (Array.isArray(v) ? v.some(hasAggregateAst) : hasAggregateAst(v)));
+}
+
+// ---------------------------------------------------------------------------------------------
+// SELECT
+
+function analyzeSelect(ast: AstNode, outerCtx: AnalysisContext, outer: Scope | undefined, mode: Mode): SelectResult {
+  if (ast._next || ast.set_op) throw new EngineError('NOT_SUPPORTED', 'UNION, INTERSECT and EXCEPT are not supported yet', loc(ast) ?? locateName(outerCtx.sql, [String(ast.set_op ?? 'union').split(' ')[0]]));
+  if (ast.window) throw new EngineError('NOT_SUPPORTED', 'Window functions are not supported yet', loc(ast));
+  let ctx = outerCtx;
+  if (ast.with) {
+    const ctes = new Map(ctx.ctes ?? []);
+    for (const w of ast.with as AstNode[]) {
+      if (w.recursive) throw new EngineError('NOT_SUPPORTED', 'Recursive WITH queries are not supported', loc(w));
+      const name = identifierValue(w.name).toLowerCase();
+      const columns = Array.isArray(w.columns) ? (w.columns as AstNode[]).map((c) => identifierValue(c?.type === 'column_ref' ? c.column : c).toLowerCase()) : null;
+      ctes.set(name, { ast: w.stmt?.ast ?? w.stmt, columns });
+    }
+    ctx = { ...ctx, ctes };
+  }
+
+  // FROM
+  const from: FromResult = !ast.from || ast.from.length === 0 ? { scope: new Scope([], outer), relations: [], conditions: [] } : analyzeFrom(ast.from, ctx, outer);
+  const scope = from.scope;
+  const sourceWidth = scope.fields.length;
+
+  // WHERE: semi-join conjuncts apart; correlated conjuncts apart; the rest go to the join planner.
+  const isAggregation = (ast.groupby?.columns?.length ?? 0) > 0 || hasAggregateAst(ast.columns) || hasAggregateAst(ast.having) || hasAggregateAst(ast.orderby);
+  const preSubqueries = new ScalarSubqueries(ctx, true);
+  const postSubqueries = new ScalarSubqueries(ctx, false);
+  const whereBc: BindContext = { scope, ctx, aggregates: null, subqueries: preSubqueries };
+  const semiJoins: SemiJoinAst[] = [];
+  const local: Expr[] = [];
+  const correlated: Expr[] = [];
+  const withSubqueries: Expr[] = [];
+  for (const c of ast.where ? astConjuncts(ast.where) : []) {
+    const sj = asSemiJoin(c);
+    if (sj) {
+      semiJoins.push(sj);
+      continue;
+    }
+    const e = bindExpr(c, whereBc);
+    requireBoolean(e, 'WHERE clause', c, ctx);
+    if (hasOuterRef(e)) correlated.push(e);
+    else if (maxColumn(e) >= SUBQUERY_BASE) withSubqueries.push(e);
+    else local.push(e);
+  }
+
+  // Correlation: equalities between an inner expression and an outer one become keys.
+  const innerKeys: Expr[] = [];
+  const outerKeys: Expr[] = [];
+  const residuals: Expr[] = [];
+  for (const c of correlated) {
+    if (c.kind === 'call' && c.name === '$eq') {
+      const [a, b] = c.args;
+      if (!hasOuterRef(a) && onlyOuter(b)) {
+        innerKeys.push(a);
+        outerKeys.push(outerToColumns(b));
+        continue;
+      }
+      if (!hasOuterRef(b) && onlyOuter(a)) {
+        innerKeys.push(b);
+        outerKeys.push(outerToColumns(a));
+        continue;
+      }
+    }
+    residuals.push(c);
+  }
+  if (residuals.length > 0 && mode !== 'exists') {
+    throw new EngineError('NOT_SUPPORTED', 'Correlated subqueries with conditions other than equality are supported only in EXISTS', loc(ast.where));
+  }
+
+  let plan: PlanNode = from.relations.length === 0 ? { kind: 'values', rows: [[]], fields: [] } : planJoinGroup(from.relations, [...from.conditions, ...local]);
+  for (const sj of semiJoins) plan = applySemiJoin(plan, sj, scope, ctx, whereBc);
+
+  if (mode === 'exists') {
+    // EXISTS needs only the rows: keep the fields for residual conditions, add the keys.
+    const exprs = [...identityExprs(plan.fields), ...innerKeys];
+    const projected = project(plan, exprs, exprs.map((_, i) => (i < plan.fields.length ? plan.fields[i].name : `$key${i}`)));
+    const residual = andAll(residuals.map((r) => remapOuterResidual(r, outer as Scope)));
+    return { plan: projected, names: projected.fields.map((f) => f.name), correlation: { outerKeys, residual } };
+  }
+
+  // SELECT items (expanding *)
+  const aggregates: AggregateCollector = { calls: [] };
+  const itemBc: BindContext = { scope, ctx, aggregates, subqueries: isAggregation ? postSubqueries : preSubqueries };
+  const items: { ast: AstNode | null; expr?: Expr; name: string; alias: boolean }[] = [];
+  for (const c of ast.columns as AstNode[]) {
+    const e = c.expr as AstNode;
+    if (e.type === 'column_ref' && e.column === '*') {
+      const qualifier = e.table ? identifierValue(e.table).toLowerCase() : undefined;
+      const fields = scope.fields.map((f, i) => ({ f, i })).filter(({ f }) => qualifier === undefined || f.relation === qualifier);
+      if (qualifier !== undefined && fields.length === 0) throw new EngineError('TABLE_NOT_FOUND', `Table '${qualifier}' not found`, locateName(ctx.sql, [qualifier]));
+      if (fields.length === 0) throw new EngineError('NOT_SUPPORTED', 'SELECT * not allowed in queries without FROM clause', loc(e) ?? { lineNumber: 1, columnNumber: 8 });
+      for (const { f, i } of fields) items.push({ ast: null, expr: col(i, f.type), name: f.name, alias: false });
+    } else {
+      items.push({ ast: e, name: c.as ? String(c.as) : implicitName(e, items.length), alias: Boolean(c.as) });
+    }
+  }
+  for (const item of items) if (item.ast) item.expr = bindExpr(item.ast, itemBc);
+  const havingExpr = ast.having ? bindExpr(ast.having, itemBc) : null;
+  if (havingExpr) requireBoolean(havingExpr, 'HAVING clause', ast.having, ctx);
+  const selectExprs = items.map((i) => i.expr as Expr);
+  const orderBy = mode === 'query' ? ((ast.orderby ?? []) as AstNode[]).map((o) => bindOrderKey(o, items, itemBc)) : [];
+
+  // Scalar subqueries evaluated before aggregation are joined in now.
+  if (preSubqueries.pending.length > 0) {
+    plan = preSubqueries.apply(plan);
+  }
+  const preResolve = (e: Expr): Expr => ScalarSubqueries.resolve(e, sourceWidth);
+  if (withSubqueries.length) plan = { kind: 'filter', input: plan, predicate: andAll(withSubqueries.map(preResolve)) as Expr, fields: plan.fields };
+
+  let post: (e: Expr, node: AstNode | null) => Expr = (e) => (isAggregation ? e : preResolve(e));
+  const groupAsts: AstNode[] = ast.groupby?.columns ?? [];
+  let groupCount = 0;
+  if (isAggregation || innerKeys.length > 0) {
+    const groupExprs = [
+      ...innerKeys,
+      ...groupAsts.map((g) => {
+        if (g.type === 'number' && typeof g.value === 'number') {
+          const n = g.value;
+          if (!Number.isInteger(n) || n < 1 || n > items.length) throw new EngineError('INVALID_COLUMN_REFERENCE', `GROUP BY position ${n} is not in select list`, loc(g) ?? locateNumber(ctx.sql, n));
+          const e = selectExprs[n - 1];
+          if (containsAggregate(e)) throw new EngineError('EXPRESSION_NOT_AGGREGATE', 'GROUP BY clause cannot contain aggregations or window functions', loc(g));
+          return e;
+        }
+        return bindExpr(g, { scope, ctx, aggregates: null, subqueries: null });
+      }),
+    ];
+    if (mode === 'scalar' && groupAsts.length > 0 && innerKeys.length > 0) {
+      throw new EngineError('NOT_SUPPORTED', 'Correlated subqueries with GROUP BY are not supported', loc(ast));
+    }
+    if (!isAggregation) {
+      // A correlated IN subquery without aggregation: the keys are just extra output columns.
+    } else {
+      const preExprs: Expr[] = [...groupExprs];
+      const preIndex = new Map<string, number>();
+      groupExprs.forEach((e, i) => preIndex.set(exprKey(e), i));
+      const slot = (e: Expr): number => {
+        const k = exprKey(e);
+        let i = preIndex.get(k);
+        if (i === undefined) {
+          i = preExprs.length;
+          preExprs.push(e);
+          preIndex.set(k, i);
+        }
+        return i;
+      };
+      const calls: AggregateCall[] = aggregates.calls.map((c) => ({
+        name: c.name,
+        args: c.args.map((a) => slot(preResolve(a))),
+        argType: c.args[0]?.type ?? null,
+        distinct: c.distinct,
+        filter: c.filter ? slot(preResolve(c.filter)) : null,
+        type: c.type,
+      }));
+      const pre = project(plan, preExprs.map(preResolve), preExprs.map((_, i) => `$pre${i}`));
+      groupCount = groupExprs.length;
+      plan = {
+        kind: 'aggregate',
+        input: pre,
+        groupBy: groupExprs.map((_, i) => i),
+        aggregates: calls,
+        fields: [...groupExprs.map((e, i) => ({ name: `$group${i}`, type: e.type })), ...calls.map((c, i) => ({ name: `$agg${i}`, type: c.type }))],
+      };
+      const groupKeys = new Map<string, number>();
+      groupExprs.forEach((e, i) => groupKeys.set(exprKey(e), i));
+      const aggWidth = plan.fields.length;
+      if (postSubqueries.pending.length > 0) plan = postSubqueries.apply(plan);
+      post = (e, node) => ScalarSubqueries.resolve(rewritePostAggregate(e, groupKeys, groupCount, node, ctx), aggWidth);
+    }
+  }
+
+  if (havingExpr) plan = { kind: 'filter', input: plan, predicate: post(havingExpr, ast.having), fields: plan.fields };
+
+  // Projection: select items, correlation keys (subqueries), then hidden ORDER BY expressions.
+  const projected = items.map((item) => post(item.expr as Expr, item.ast));
+  const names = items.map((i) => i.name);
+  const keyOutputs = isAggregation ? innerKeys.map((k, i) => col(i, k.type)) : innerKeys;
+  const projExprs = [...projected, ...keyOutputs];
+  const visible = projExprs.length;
+  const sortKeys: SortKey[] = [];
+  for (const key of orderBy) {
+    let index: number;
+    if (key.output !== undefined) index = key.output;
+    else {
+      const e = post(key.expr as Expr, key.ast);
+      const k = exprKey(e);
+      index = projExprs.findIndex((p) => exprKey(p) === k);
+      if (index < 0) {
+        if (ast.distinct?.type === 'DISTINCT') throw new EngineError('INVALID_COLUMN_REFERENCE', 'For SELECT DISTINCT, ORDER BY expressions must appear in select list', loc(key.ast));
+        index = projExprs.length;
+        projExprs.push(e);
+      }
+    }
+    if (!isOrderable(projExprs[index].type)) throw new EngineError('TYPE_MISMATCH', `Type ${typeDisplayName(projExprs[index].type)} is not orderable`, loc(key.ast));
+    sortKeys.push({ index, ascending: key.ascending, nullsFirst: key.nullsFirst });
+  }
+  plan = project(plan, projExprs, projExprs.map((_, i) => (i < names.length ? names[i] : `$extra${i}`)));
+
+  if (ast.distinct?.type === 'DISTINCT') plan = { kind: 'aggregate', input: plan, groupBy: plan.fields.map((_, i) => i), aggregates: [], fields: plan.fields };
+  if (sortKeys.length) plan = { kind: 'sort', input: plan, keys: sortKeys, fields: plan.fields };
+  const { count, offset } = limitOf(ast, ctx);
+  if (count !== null || offset > 0) plan = { kind: 'limit', input: plan, count, offset, fields: plan.fields };
+  if (projExprs.length > visible) plan = project(plan, projExprs.slice(0, visible).map((e, i) => col(i, e.type)), plan.fields.slice(0, visible).map((f) => f.name));
+
+  const correlation = outer && innerKeys.length > 0 ? { outerKeys, residual: null } : undefined;
+  return { plan, names: [...names, ...keyOutputs.map((_, i) => `$key${i}`)], correlation };
+}
+
+function maxColumn(e: Expr): number {
+  let m = -1;
+  const walk = (x: Expr): void => {
+    if (x.kind === 'column') m = Math.max(m, x.index);
+    children(x).forEach(walk);
+  };
+  walk(e);
+  return m;
+}
+
+function onlyOuter(e: Expr): boolean {
+  let inner = false;
+  const walk = (x: Expr): void => {
+    if (x.kind === 'column') inner = true;
+    children(x).forEach(walk);
+  };
+  walk(e);
+  return hasOuterRef(e) && !inner;
+}
+
+function outerToColumns(e: Expr): Expr {
+  if (e.kind === 'outerRef') return { kind: 'column', index: e.index, type: e.type };
+  return mapChildren(e, outerToColumns);
+}
+
+/** A correlated condition over (outer fields ++ inner fields). */
+function remapOuterResidual(e: Expr, outer: Scope): Expr {
+  const width = outer.fields.length;
+  const walk = (x: Expr): Expr => {
+    if (x.kind === 'outerRef') return { kind: 'column', index: x.index, type: x.type };
+    if (x.kind === 'column') return { kind: 'column', index: width + x.index, type: x.type };
+    return mapChildren(x, walk);
+  };
+  return walk(e);
+}
+
+function limitOf(ast: AstNode, ctx: AnalysisContext): { count: number | null; offset: number } {
+  const values: AstNode[] = ast.limit?.value ?? [];
+  if (values.length === 0) return { count: null, offset: 0 };
+  const read = (v: AstNode): number | null => {
+    if (v.type === 'origin' && String(v.value).toLowerCase() === 'all') return null;
+    if (v.type === 'number' && typeof v.value === 'number' && Number.isInteger(v.value) && v.value >= 0) return v.value;
+    throw new EngineError('SYNTAX_ERROR', `mismatched input '${String(v.value)}'. Expecting: <integer>, 'ALL'`, loc(v) ?? locateName(ctx.sql, ['limit']));
+  };
+  if (ast.limit.seperator === 'offset') return { count: read(values[0]), offset: read(values[1]) ?? 0 };
+  if (ast.limit.seperator === ',') return { count: read(values[1]), offset: read(values[0]) ?? 0 };
+  return { count: read(values[0]), offset: 0 };
+}
+
 function implicitName(e: AstNode, position: number): string {
   if (e.type === 'column_ref' && typeof e.column !== 'string') return identifierValue(e.column).toLowerCase();
   return `_col${position}`;
 }
 
-function identifierValue(x: unknown): string {
-  if (typeof x === 'string') return x;
-  const node = x as AstNode;
-  if (node?.expr) return identifierValue(node.expr);
-  if (node && typeof node.value === 'string') return node.value;
-  throw new EngineError('GENERIC_INTERNAL_ERROR', 'Unrecognised identifier');
-}
-
-function columnParts(e: AstNode): string[] {
-  const name = identifierValue(e.column);
-  const table = e.table ? identifierValue(e.table) : undefined;
-  const schema = e.schema ? identifierValue(e.schema) : undefined;
-  return [schema, table, name].filter((p): p is string => p !== undefined);
-}
-
-function requireBoolean(e: Expr, clause: string, node: AstNode, ctx: AnalysisContext): void {
-  if (e.type.id !== 'boolean' && e.type.id !== 'unknown') {
-    throw new EngineError('TYPE_MISMATCH', `${clause} must evaluate to a boolean: actual type ${typeDisplayName(e.type)}`, loc(node) ?? locateFirst(node, ctx));
-  }
-}
-
-function locateFirst(node: AstNode, ctx: AnalysisContext): SourceLocation | undefined {
-  if (node.type === 'column_ref' && typeof node.column !== 'string') return locateName(ctx.sql, columnParts(node));
-  return undefined;
-}
-
-function locateNumber(sql: string, n: number): SourceLocation | undefined {
+function locateNumber(sql: string, n: number): { lineNumber: number; columnNumber: number } | undefined {
   const m = new RegExp(String.raw`\b${n}\b`, 'u').exec(sql);
   if (!m) return undefined;
   const before = sql.slice(0, m.index).split('\n');
@@ -328,7 +632,8 @@ interface OrderKey {
   readonly nullsFirst: boolean;
 }
 
-function bindOrderKey(o: AstNode, items: { name: string; alias: boolean }[], scope: Scope, ctx: AnalysisContext, aggregates: AggregateCollector): OrderKey {
+function bindOrderKey(o: AstNode, items: { name: string; alias: boolean }[], bc: BindContext): OrderKey {
+  const { scope, ctx } = bc;
   const ascending = String(o.type ?? 'ASC').toUpperCase() !== 'DESC';
   const nulls = String(o.nulls ?? '').toLowerCase();
   // Trino sorts NULLs last by default, in both directions.
@@ -346,21 +651,22 @@ function bindOrderKey(o: AstNode, items: { name: string; alias: boolean }[], sco
     const aliased = matches.filter(({ it }) => it.alias);
     if (aliased.length > 1) throw new EngineError('AMBIGUOUS_NAME', `'${name}' in ORDER BY is ambiguous`, locateName(ctx.sql, [name]));
     if (aliased.length === 1) return { ast: e, output: aliased[0].i, ascending, nullsFirst };
-    if (matches.length >= 1 && !scope.resolve([name], ctx)) return { ast: e, output: matches[0].i, ascending, nullsFirst };
+    if (matches.length >= 1 && !scope.resolve([name], ctx.sql)) return { ast: e, output: matches[0].i, ascending, nullsFirst };
   }
-  return { ast: e, expr: bindExpr(e, scope, ctx, aggregates), ascending, nullsFirst };
+  return { ast: e, expr: bindExpr(e, bc), ascending, nullsFirst };
 }
 
 function containsAggregate(e: Expr): boolean {
-  return isAggregateRef(e) || children(e).some(containsAggregate);
+  return (e.kind === 'column' && e.index >= AGGREGATE_BASE && e.index < SUBQUERY_BASE) || children(e).some(containsAggregate);
 }
 
 function rewritePostAggregate(e: Expr, groupKeys: Map<string, number>, groupCount: number, node: AstNode | null, ctx: AnalysisContext): Expr {
   const g = groupKeys.get(exprKey(e));
   if (g !== undefined) return { kind: 'column', index: g, type: e.type };
   if (e.kind === 'column') {
-    if (e.index < 0) return { kind: 'column', index: groupCount + (-1 - e.index), type: e.type };
-    const name = findColumnName(node, ctx);
+    if (e.index >= SUBQUERY_BASE) return e;
+    if (e.index >= AGGREGATE_BASE) return { kind: 'column', index: groupCount + (e.index - AGGREGATE_BASE), type: e.type };
+    const name = findColumnName(node);
     throw new EngineError(
       'EXPRESSION_NOT_AGGREGATE',
       `'${name ?? 'expression'}' must be an aggregate expression or appear in GROUP BY clause`,
@@ -370,506 +676,22 @@ function rewritePostAggregate(e: Expr, groupKeys: Map<string, number>, groupCoun
   return mapChildren(e, (c) => rewritePostAggregate(c, groupKeys, groupCount, node, ctx));
 }
 
-function findColumnName(node: AstNode | null, ctx: AnalysisContext): string | undefined {
+function findColumnName(node: AstNode | null): string | undefined {
   if (!node || typeof node !== 'object') return undefined;
   if (node.type === 'column_ref' && typeof node.column !== 'string') return columnParts(node).join('.');
-  if (node.type === 'aggr_func') return undefined;
+  if (node.type === 'aggr_func' || node.ast) return undefined;
   for (const v of Object.values(node)) {
     if (Array.isArray(v)) {
       for (const x of v) {
-        const r = findColumnName(x as AstNode, ctx);
+        const r = findColumnName(x as AstNode);
         if (r) return r;
       }
     } else if (v && typeof v === 'object') {
-      const r = findColumnName(v as AstNode, ctx);
+      const r = findColumnName(v as AstNode);
       if (r) return r;
     }
   }
   return undefined;
 }
 
-function mapChildren(e: Expr, f: (c: Expr) => Expr): Expr {
-  switch (e.kind) {
-    case 'column':
-    case 'literal':
-      return e;
-    case 'call':
-    case 'and':
-    case 'or':
-    case 'coalesce':
-      return { ...e, args: e.args.map(f) };
-    case 'cast':
-    case 'not':
-    case 'isNull':
-      return { ...e, arg: f(e.arg) };
-    case 'in':
-      return { ...e, arg: f(e.arg), list: e.list.map(f) };
-    case 'case':
-      return { ...e, whens: e.whens.map((w) => ({ when: f(w.when), then: f(w.then) })), otherwise: e.otherwise ? f(e.otherwise) : null };
-    case 'like':
-      return { ...e, arg: f(e.arg), pattern: f(e.pattern), escape: e.escape ? f(e.escape) : null };
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Expressions
-
-function coerce(e: Expr, to: SqlType): Expr {
-  if (typeEquals(e.type, to)) return e;
-  if (e.type.id === 'varchar' && to.id === 'varchar') return e;
-  if (e.kind === 'literal') return { kind: 'literal', value: castConstant(e.value, e.type, to, false), type: to };
-  return { kind: 'cast', arg: e, type: to, safe: false };
-}
-
-function call(name: string, args: Expr[], node: AstNode, ctx: AnalysisContext): Expr {
-  let resolution;
-  try {
-    resolution = resolveFunction(name, args.map((a) => a.type));
-  } catch (e) {
-    if (e instanceof FunctionResolutionError) {
-      throw new EngineError(e.kind === 'unknown' ? 'FUNCTION_NOT_FOUND' : 'TYPE_MISMATCH', e.message, loc(node) ?? locateName(ctx.sql, [name.replace(/^\$/u, '')]));
-    }
-    throw e;
-  }
-  const coerced = args.map((a, i) => coerce(a, resolution.argTypes[i]));
-  return { kind: 'call', name, args: coerced, type: resolution.type };
-}
-
-const BINARY_OPERATORS: Record<string, string> = {
-  '+': '$add',
-  '-': '$subtract',
-  '*': '$multiply',
-  '/': '$divide',
-  '%': '$modulus',
-  '=': '$eq',
-  '<>': '$ne',
-  '!=': '$ne',
-  '<': '$lt',
-  '<=': '$le',
-  '>': '$gt',
-  '>=': '$ge',
-  '||': '$concat',
-};
-
-function bindExpr(node: AstNode, scope: Scope, ctx: AnalysisContext, aggregates: AggregateCollector | null): Expr {
-  const bind = (n: AstNode): Expr => bindExpr(n, scope, ctx, aggregates);
-  switch (node.type) {
-    case 'column_ref': {
-      if (node.column === '*') throw new EngineError('SYNTAX_ERROR', `mismatched input '*'`, loc(node));
-      const parts = columnParts(node);
-      const r = scope.resolve(parts, ctx);
-      if (!r) {
-        if (parts.length === 1 && scope.fields.length === 0 && /^current_(date|timestamp)$/iu.test(parts[0])) return currentTime(parts[0], ctx);
-        throw new EngineError('COLUMN_NOT_FOUND', `Column '${parts.join('.')}' cannot be resolved`, locateName(ctx.sql, parts));
-      }
-      return { kind: 'column', index: r.index, type: r.type };
-    }
-    case 'number':
-      return numberLiteral(node.value, node, ctx);
-    case 'bigint':
-      return numberLiteral(String(node.value), node, ctx);
-    case 'single_quote_string':
-    case 'string':
-    case 'natural_string':
-    case 'escape_string': {
-      const s = String(node.value);
-      return { kind: 'literal', value: s, type: varchar([...s].length) };
-    }
-    case 'bool':
-      return { kind: 'literal', value: Boolean(node.value), type: BOOLEAN };
-    case 'null':
-      return { kind: 'literal', value: null, type: UNKNOWN };
-    case 'date': {
-      const days = parseDateLiteral(String(node.value));
-      if (days === undefined) throw new EngineError('INVALID_LITERAL', `'${node.value}' is not a valid DATE literal`, loc(node) ?? locateName(ctx.sql, ['date']));
-      return { kind: 'literal', value: days, type: DATE };
-    }
-    case 'timestamp': {
-      const ms = parseTimestampLiteral(String(node.value));
-      if (ms === undefined) throw new EngineError('INVALID_LITERAL', `'${node.value}' is not a valid TIMESTAMP literal`, loc(node) ?? locateName(ctx.sql, ['timestamp']));
-      return { kind: 'literal', value: ms, type: TIMESTAMP };
-    }
-    case 'interval':
-      return intervalLiteral(node, ctx);
-    case 'unary_expr': {
-      const op = String(node.operator).toUpperCase();
-      const arg = bind(node.expr);
-      if (op === 'NOT') return notOf(arg, node, ctx);
-      if (op === '-') {
-        if (arg.kind === 'literal' && typeof arg.value === 'number') return { ...arg, value: -arg.value };
-        return call('$negate', [arg], node, ctx);
-      }
-      if (op === '+') return arg;
-      throw new EngineError('NOT_SUPPORTED', `Operator ${op} is not supported`, loc(node));
-    }
-    case 'binary_expr':
-      return bindBinary(node, scope, ctx, aggregates);
-    case 'case':
-      return bindCase(node, scope, ctx, aggregates);
-    case 'cast':
-      return bindCast(node, scope, ctx, aggregates);
-    case 'extract': {
-      const field = String(node.args?.field ?? '').toLowerCase();
-      const fn = { year: 'year', quarter: 'quarter', month: 'month', week: 'week', day: 'day', dow: 'day_of_week', day_of_week: 'day_of_week', doy: 'day_of_year', day_of_year: 'day_of_year', hour: 'hour', minute: 'minute', second: 'second' }[field];
-      if (!fn) throw new EngineError('NOT_SUPPORTED', `EXTRACT(${field.toUpperCase()}) is not supported`, loc(node));
-      // `EXTRACT(YEAR FROM DATE '...')` arrives as a string source with the literal's type apart.
-      const castType = node.args.cast_type ? String(node.args.cast_type).toLowerCase() : undefined;
-      const source = castType ? { type: castType, value: node.args.source?.value } : node.args.source;
-      return call(fn, [bind(source)], node, ctx);
-    }
-    case 'function':
-      return bindFunction(node, scope, ctx, aggregates);
-    case 'aggr_func':
-      return bindAggregate(node, scope, ctx, aggregates);
-    case 'expr_list':
-      if (Array.isArray(node.value) && node.value.length === 1) return bind(node.value[0]);
-      throw new EngineError('NOT_SUPPORTED', 'Row constructors are not supported', loc(node));
-    case 'select':
-      throw new EngineError('NOT_SUPPORTED', 'Subqueries are not supported yet', loc(node) ?? locateName(ctx.sql, ['select']));
-    default:
-      if (node.ast) throw new EngineError('NOT_SUPPORTED', 'Subqueries are not supported yet', loc(node) ?? locateName(ctx.sql, ['select']));
-      throw new EngineError('NOT_SUPPORTED', `Expression of kind '${String(node.type)}' is not supported`, loc(node));
-  }
-}
-
-function currentTime(name: string, ctx: AnalysisContext): Expr {
-  if (name.toLowerCase() === 'current_date') return { kind: 'literal', value: Math.floor(ctx.now / 86_400_000), type: DATE };
-  return { kind: 'literal', value: ctx.now, type: TIMESTAMP };
-}
-
-function numberLiteral(raw: unknown, node: AstNode, ctx: AnalysisContext): Expr {
-  const text = String(raw);
-  if (/e/iu.test(text)) return { kind: 'literal', value: Number(text), type: DOUBLE };
-  if (text.includes('.')) {
-    const negative = text.startsWith('-');
-    const digits = text.replace(/^[-+]/u, '');
-    const [intPart, frac] = digits.split('.');
-    const scale = frac.length;
-    const precision = Math.max(1, (intPart.replace(/^0+/u, '') + frac).length, scale);
-    if (precision > MAX_DECIMAL_PRECISION) throw new EngineError('INVALID_LITERAL', `Decimal literal ${text} is too large`, loc(node));
-    const scaled = Number(intPart + frac) * (negative ? -1 : 1);
-    if (!Number.isSafeInteger(scaled)) return { kind: 'literal', value: Number(text), type: DOUBLE };
-    return { kind: 'literal', value: scaled, type: decimal(precision, scale) };
-  }
-  const n = Number(text);
-  if (!Number.isFinite(n)) throw new EngineError('INVALID_LITERAL', `Invalid numeric literal: ${text}`, loc(node));
-  if (!Number.isSafeInteger(n)) {
-    if (Math.abs(n) < 2 ** 63) throw new EngineError('NOT_SUPPORTED', `Integer literal ${text} is beyond the exact range (2^53) of this engine`, loc(node) ?? locateNumberText(ctx.sql, text));
-    throw new EngineError('INVALID_LITERAL', `Invalid numeric literal: ${text}`, loc(node) ?? locateNumberText(ctx.sql, text));
-  }
-  return { kind: 'literal', value: n, type: n >= -2147483648 && n <= 2147483647 ? INTEGER : BIGINT };
-}
-
-function locateNumberText(sql: string, text: string): SourceLocation | undefined {
-  const i = sql.indexOf(text);
-  if (i < 0) return undefined;
-  const before = sql.slice(0, i).split('\n');
-  return { lineNumber: before.length, columnNumber: before[before.length - 1].length + 1 };
-}
-
-const DAY_TIME_UNITS: Record<string, number> = { day: 86_400_000, hour: 3_600_000, minute: 60_000, second: 1000 };
-const YEAR_MONTH_UNITS: Record<string, number> = { year: 12, month: 1 };
-
-function intervalLiteral(node: AstNode, ctx: AnalysisContext): Expr {
-  const unit = String(node.unit ?? '').toLowerCase().replace(/s$/u, '');
-  const raw = node.expr?.value;
-  const n = Number(raw);
-  if (raw === undefined || !Number.isFinite(n)) throw new EngineError('INVALID_LITERAL', `'${String(raw)}' is not a valid interval literal`, loc(node) ?? locateName(ctx.sql, ['interval']));
-  if (unit in DAY_TIME_UNITS) return { kind: 'literal', value: n * DAY_TIME_UNITS[unit], type: INTERVAL_DAY_TIME };
-  if (unit in YEAR_MONTH_UNITS) return { kind: 'literal', value: n * YEAR_MONTH_UNITS[unit], type: INTERVAL_YEAR_MONTH };
-  throw new EngineError('NOT_SUPPORTED', `Interval unit ${unit.toUpperCase()} is not supported`, loc(node) ?? locateName(ctx.sql, ['interval']));
-}
-
-function notOf(arg: Expr, node: AstNode, ctx: AnalysisContext): Expr {
-  if (arg.type.id !== 'boolean' && arg.type.id !== 'unknown') {
-    throw new EngineError('TYPE_MISMATCH', `Value of logical NOT expression must evaluate to a boolean (actual: ${typeDisplayName(arg.type)})`, loc(node) ?? locateFirst(node.expr, ctx));
-  }
-  return { kind: 'not', arg: coerce(arg, BOOLEAN), type: BOOLEAN };
-}
-
-function logical(kind: 'and' | 'or', left: Expr, right: Expr, node: AstNode, ctx: AnalysisContext): Expr {
-  for (const side of [left, right]) {
-    if (side.type.id !== 'boolean' && side.type.id !== 'unknown') {
-      throw new EngineError('TYPE_MISMATCH', `${kind.toUpperCase()} operands must evaluate to a boolean: actual type ${typeDisplayName(side.type)}`, loc(node));
-    }
-  }
-  const flat = (e: Expr): readonly Expr[] => (e.kind === kind ? e.args : [coerce(e, BOOLEAN)]);
-  return { kind, args: [...flat(left), ...flat(right)], type: BOOLEAN };
-}
-
-function bindBinary(node: AstNode, scope: Scope, ctx: AnalysisContext, aggregates: AggregateCollector | null): Expr {
-  const bind = (n: AstNode): Expr => bindExpr(n, scope, ctx, aggregates);
-  const op = String(node.operator).toUpperCase();
-  switch (op) {
-    case 'AND':
-    case 'OR':
-      return logical(op === 'AND' ? 'and' : 'or', bind(node.left), bind(node.right), node, ctx);
-    case 'IS':
-    case 'IS NOT': {
-      const arg = bind(node.left);
-      const r = node.right as AstNode;
-      if (r.type === 'null') return { kind: 'isNull', arg, negated: op === 'IS NOT', type: BOOLEAN };
-      if (r.type === 'bool') {
-        // x IS TRUE  ==  coalesce(x = true, false)
-        const eq = call('$eq', [arg, { kind: 'literal', value: Boolean(r.value), type: BOOLEAN }], node, ctx);
-        const isTrue: Expr = { kind: 'coalesce', args: [eq, { kind: 'literal', value: false, type: BOOLEAN }], type: BOOLEAN };
-        return op === 'IS' ? isTrue : { kind: 'not', arg: isTrue, type: BOOLEAN };
-      }
-      throw new EngineError('NOT_SUPPORTED', `IS ${String(r.type).toUpperCase()} is not supported`, loc(node));
-    }
-    case 'IS DISTINCT FROM':
-    case 'IS NOT DISTINCT FROM': {
-      const e = call('$distinct', [bind(node.left), bind(node.right)], node, ctx);
-      return op === 'IS DISTINCT FROM' ? e : { kind: 'not', arg: e, type: BOOLEAN };
-    }
-    case 'BETWEEN':
-    case 'NOT BETWEEN': {
-      const [lo, hi] = (node.right.value as AstNode[]).map(bind);
-      const arg = bind(node.left);
-      const e = logical('and', call('$ge', [arg, lo], node, ctx), call('$le', [arg, hi], node, ctx), node, ctx);
-      return op === 'BETWEEN' ? e : { kind: 'not', arg: e, type: BOOLEAN };
-    }
-    case 'IN':
-    case 'NOT IN': {
-      if (node.right?.type !== 'expr_list' || node.right.value?.some?.((v: AstNode) => v.ast || v.type === 'select')) {
-        throw new EngineError('NOT_SUPPORTED', 'IN with a subquery is not supported yet', loc(node));
-      }
-      const arg = bind(node.left);
-      const list = (node.right.value as AstNode[]).map(bind);
-      let t: SqlType | undefined = arg.type;
-      for (const item of list) t = t && commonSuperType(t, item.type);
-      if (!t) {
-        const bad = list.find((i) => !commonSuperType(arg.type, i.type)) ?? list[0];
-        throw new EngineError('TYPE_MISMATCH', `IN value and list items must be the same type: ${typeDisplayName(arg.type)} vs ${typeDisplayName(bad.type)}`, loc(node));
-      }
-      const target = t;
-      return { kind: 'in', arg: coerce(arg, target), list: list.map((i) => coerce(i, target)), negated: op === 'NOT IN', type: BOOLEAN };
-    }
-    case 'LIKE':
-    case 'NOT LIKE': {
-      const arg = bind(node.left);
-      const right = node.right as AstNode;
-      const pattern = bind({ ...right, escape: undefined });
-      const escape = right.escape ? bind(right.escape.value) : null;
-      for (const [what, e] of [['value', arg], ['pattern', pattern], ['escape', escape]] as const) {
-        if (e && e.type.id !== 'varchar' && e.type.id !== 'unknown') {
-          throw new EngineError('TYPE_MISMATCH', `Cannot apply LIKE to a ${what} of type ${typeDisplayName(e.type)}`, loc(node));
-        }
-      }
-      return { kind: 'like', arg: coerce(arg, VARCHAR), pattern: coerce(pattern, VARCHAR), escape: escape ? coerce(escape, VARCHAR) : null, negated: op === 'NOT LIKE', type: BOOLEAN };
-    }
-    default: {
-      const name = BINARY_OPERATORS[op];
-      if (!name) throw new EngineError('NOT_SUPPORTED', `Operator ${op} is not supported`, loc(node));
-      return call(name, [bind(node.left), bind(node.right)], node, ctx);
-    }
-  }
-}
-
-function bindCase(node: AstNode, scope: Scope, ctx: AnalysisContext, aggregates: AggregateCollector | null): Expr {
-  const bind = (n: AstNode): Expr => bindExpr(n, scope, ctx, aggregates);
-  const operand = node.expr ? bind(node.expr) : null;
-  const whens: { when: Expr; then: Expr }[] = [];
-  let otherwise: Expr | null = null;
-  for (const arm of node.args as AstNode[]) {
-    if (arm.type === 'when') {
-      const cond = bind(arm.cond);
-      const when = operand ? call('$eq', [operand, cond], arm.cond, ctx) : cond;
-      if (!operand && when.type.id !== 'boolean' && when.type.id !== 'unknown') {
-        throw new EngineError('TYPE_MISMATCH', `CASE WHEN clause must evaluate to a boolean: actual type ${typeDisplayName(when.type)}`, loc(arm.cond) ?? loc(node));
-      }
-      whens.push({ when: coerce(when, BOOLEAN), then: bind(arm.result) });
-    } else otherwise = bind(arm.result);
-  }
-  let t: SqlType | undefined = whens[0]?.then.type ?? UNKNOWN;
-  for (const r of [...whens.map((w) => w.then), ...(otherwise ? [otherwise] : [])]) {
-    const next: SqlType | undefined = t && commonSuperType(t, r.type);
-    if (!next) throw new EngineError('TYPE_MISMATCH', `All CASE results must be the same type or coercible to a common type. Cannot find common type between ${typeDisplayName(t ?? UNKNOWN)} and ${typeDisplayName(r.type)}`, loc(node));
-    t = next;
-  }
-  const type = t ?? UNKNOWN;
-  return { kind: 'case', whens: whens.map((w) => ({ when: w.when, then: coerce(w.then, type) })), otherwise: otherwise ? coerce(otherwise, type) : null, type };
-}
-
-/** Parses a SQL type name as written in CAST. */
-export function parseTypeName(dataType: string, length?: number, scale?: number): SqlType | undefined {
-  const t = dataType.toLowerCase().replace(/\s+/gu, ' ');
-  switch (t) {
-    case 'boolean':
-    case 'bool':
-      return BOOLEAN;
-    case 'tinyint':
-      return TINYINT;
-    case 'smallint':
-      return SMALLINT;
-    case 'int':
-    case 'integer':
-      return INTEGER;
-    case 'bigint':
-      return BIGINT;
-    case 'real':
-    case 'float4':
-      return REAL;
-    case 'double':
-    case 'double precision':
-    case 'float':
-    case 'float8':
-      return DOUBLE;
-    case 'decimal':
-    case 'numeric':
-      return decimal(length ?? MAX_DECIMAL_PRECISION, scale ?? 0);
-    case 'varchar':
-    case 'character varying':
-    case 'char':
-    case 'character':
-    case 'text':
-    case 'string':
-      return length === undefined ? VARCHAR : varchar(length);
-    case 'date':
-      return DATE;
-    case 'timestamp':
-      return TIMESTAMP;
-    default:
-      return undefined;
-  }
-}
-
-function bindCast(node: AstNode, scope: Scope, ctx: AnalysisContext, aggregates: AggregateCollector | null): Expr {
-  const arg = bindExpr(node.expr, scope, ctx, aggregates);
-  const target = (node.target as AstNode[])?.[0];
-  const type = target ? parseTypeName(String(target.dataType), target.length, target.scale) : undefined;
-  if (!type) throw new EngineError('TYPE_MISMATCH', `Unknown type: ${String(target?.dataType ?? '').toLowerCase()}`, loc(node) ?? locateName(ctx.sql, [String(target?.dataType ?? 'cast').toLowerCase()]));
-  if (!castSupported(arg.type, type)) throw new EngineError('TYPE_MISMATCH', `Cannot cast ${typeDisplayName(arg.type)} to ${typeDisplayName(type)}`, loc(node) ?? locateName(ctx.sql, ['cast']));
-  if (arg.kind === 'literal') return { kind: 'literal', value: castConstant(arg.value, arg.type, type, false), type };
-  return { kind: 'cast', arg, type, safe: false };
-}
-
-function castSupported(from: SqlType, to: SqlType): boolean {
-  if (from.id === 'unknown' || from.id === to.id) return true;
-  const scalar = (t: SqlType): boolean => isNumeric(t) || t.id === 'boolean' || t.id === 'varchar';
-  if (scalar(from) && scalar(to)) return true;
-  if (from.id === 'varchar' && (to.id === 'date' || to.id === 'timestamp')) return true;
-  if (to.id === 'varchar' && (from.id === 'date' || from.id === 'timestamp' || from.id.startsWith('interval'))) return true;
-  if ((from.id === 'date' && to.id === 'timestamp') || (from.id === 'timestamp' && to.id === 'date')) return true;
-  return false;
-}
-
-function functionName(node: AstNode): string {
-  const parts = node.name?.name as AstNode[] | undefined;
-  if (Array.isArray(parts)) return parts.map((p) => String(p.value)).join('.').toLowerCase();
-  return String(node.name).toLowerCase();
-}
-
-function bindFunction(node: AstNode, scope: Scope, ctx: AnalysisContext, aggregates: AggregateCollector | null): Expr {
-  const name = functionName(node);
-  const argNodes: AstNode[] = node.args?.value ?? (node.args?.expr ? [node.args.expr] : []);
-  if (node.over) throw new EngineError('NOT_SUPPORTED', 'Window functions are not supported yet', loc(node));
-  if (AGGREGATE_NAMES.has(name)) return bindAggregate({ ...node, type: 'aggr_func', name, args: { expr: argNodes[0] ?? { type: 'star' } } }, scope, ctx, aggregates);
-  if ((name === 'current_date' || name === 'current_timestamp' || name === 'now' || name === 'localtimestamp') && argNodes.length === 0) {
-    return currentTime(name === 'current_date' ? 'current_date' : 'current_timestamp', ctx);
-  }
-  const args = argNodes.map((a) => bindExpr(a, scope, ctx, aggregates));
-  switch (name) {
-    case 'not':
-      // `NOT (a OR b)` reaches us as a call of a function named not.
-      if (args.length === 1) return notOf(args[0], node, ctx);
-      break;
-    case 'coalesce': {
-      let t: SqlType | undefined = args[0]?.type;
-      for (const a of args.slice(1)) t = t && commonSuperType(t, a.type);
-      if (!t || args.length === 0) throw new EngineError('TYPE_MISMATCH', `All COALESCE operands must be the same type: ${args.map((a) => typeDisplayName(a.type)).join(', ')}`, loc(node));
-      const target = t;
-      return { kind: 'coalesce', args: args.map((a) => coerce(a, target)), type: target };
-    }
-    case 'if': {
-      if (args.length < 2 || args.length > 3) throw new EngineError('FUNCTION_NOT_FOUND', `Function 'if' expects 2 or 3 arguments, got ${args.length}`, loc(node));
-      if (args[0].type.id !== 'boolean' && args[0].type.id !== 'unknown') throw new EngineError('TYPE_MISMATCH', `IF condition must evaluate to a boolean: actual type ${typeDisplayName(args[0].type)}`, loc(node));
-      const t = args.length === 3 ? commonSuperType(args[1].type, args[2].type) : args[1].type;
-      if (!t) throw new EngineError('TYPE_MISMATCH', `IF results must be coercible to a common type: ${typeDisplayName(args[1].type)} and ${typeDisplayName(args[2].type)}`, loc(node));
-      return { kind: 'case', whens: [{ when: coerce(args[0], BOOLEAN), then: coerce(args[1], t) }], otherwise: args.length === 3 ? coerce(args[2], t) : null, type: t };
-    }
-    case 'try_cast':
-    case 'position':
-      break;
-    default:
-      break;
-  }
-  const canonical = name === 'position' ? 'strpos' : name;
-  if (!isKnownFunction(canonical)) throw new EngineError('FUNCTION_NOT_FOUND', `Function '${name}' not registered`, loc(node) ?? locateName(ctx.sql, [name]));
-  return call(canonical, args, node, ctx);
-}
-
-const AGGREGATE_NAMES = new Set(['count', 'sum', 'avg', 'min', 'max', 'bool_and', 'bool_or', 'every', 'arbitrary', 'any_value']);
-
-function bindAggregate(node: AstNode, scope: Scope, ctx: AnalysisContext, aggregates: AggregateCollector | null): Expr {
-  const name = (typeof node.name === 'string' ? node.name : functionName(node)).toLowerCase();
-  if (!aggregates) throw new EngineError('EXPRESSION_NOT_AGGREGATE', `Aggregate functions are not allowed here: ${name}(...)`, loc(node) ?? locateName(ctx.sql, [name]));
-  if (node.over) throw new EngineError('NOT_SUPPORTED', 'Window functions are not supported yet', loc(node));
-  const argNode = node.args?.expr as AstNode | undefined;
-  const distinct = String(node.args?.distinct ?? '').toUpperCase() === 'DISTINCT';
-  if (distinct) throw new EngineError('NOT_SUPPORTED', `${name}(DISTINCT ...) is not supported yet`, loc(node) ?? locateName(ctx.sql, [name]));
-  const inner = (n: AstNode): Expr => {
-    const e = bindExpr(n, scope, ctx, null);
-    return e;
-  };
-  let filter: Expr | null = null;
-  if (node.filter?.where) {
-    filter = inner(node.filter.where);
-    requireBoolean(filter, 'FILTER clause', node.filter.where, ctx);
-  }
-  let call: { name: AggregateName; args: Expr[]; type: SqlType };
-  if (!argNode || argNode.type === 'star') {
-    if (name !== 'count') throw new EngineError('FUNCTION_NOT_FOUND', `${name}(*) is not a valid aggregate call`, loc(node));
-    call = { name: 'count_star', args: [], type: BIGINT };
-  } else {
-    const arg = inner(argNode);
-    call = { ...aggregateSignature(name, arg, node, ctx), args: [arg] };
-  }
-  const key = JSON.stringify([call.name, call.args, distinct, filter]);
-  let k = aggregates.calls.findIndex((c) => c.key === key);
-  if (k < 0) {
-    k = aggregates.calls.length;
-    aggregates.calls.push({ ...call, distinct, filter, key });
-  }
-  return { kind: 'column', index: -1 - k, type: call.type };
-}
-
-function aggregateSignature(name: string, arg: Expr, node: AstNode, ctx: AnalysisContext): { name: AggregateName; type: SqlType } {
-  const t = arg.type;
-  const mismatch = (): never => {
-    throw new EngineError('TYPE_MISMATCH', `Unexpected parameters (${typeDisplayName(t)}) for function ${name}`, loc(node) ?? locateName(ctx.sql, [name]));
-  };
-  switch (name) {
-    case 'count':
-      return { name: 'count', type: BIGINT };
-    case 'sum':
-      if (t.id === 'decimal') return { name: 'sum', type: decimal(MAX_DECIMAL_PRECISION, t.scale ?? 0) };
-      if (t.id === 'double' || t.id === 'real') return { name: 'sum', type: t };
-      if (t.id === 'unknown') return { name: 'sum', type: DOUBLE };
-      if (t.id.startsWith('interval')) return { name: 'sum', type: t };
-      if (isNumeric(t)) return { name: 'sum', type: BIGINT };
-      return mismatch();
-    case 'avg':
-      if (t.id === 'decimal') return { name: 'avg', type: t };
-      if (t.id === 'real') return { name: 'avg', type: REAL };
-      if (isNumeric(t) || t.id === 'unknown') return { name: 'avg', type: DOUBLE };
-      return mismatch();
-    case 'min':
-    case 'max':
-      if (!isOrderable(t)) return mismatch();
-      return { name, type: t };
-    case 'bool_and':
-    case 'every':
-    case 'bool_or':
-      if (t.id !== 'boolean' && t.id !== 'unknown') return mismatch();
-      return { name: name === 'bool_or' ? 'bool_or' : 'bool_and', type: BOOLEAN };
-    case 'arbitrary':
-    case 'any_value':
-      return { name: 'arbitrary', type: t };
-    default:
-      throw new EngineError('FUNCTION_NOT_FOUND', `Function '${name}' not registered`, loc(node));
-  }
-}
-
-export { canCoerce };
-export type { LiteralValue };
+export { BOOLEAN };

@@ -5,12 +5,14 @@ import type { FragmentSpec, OperatorSpec } from '../exec/specs.js';
 import { operatorTypeName } from '../exec/specs.js';
 import type { Expr } from './ir.js';
 import type { QueryPlan } from './fragment.js';
-import type { Field, PlanNode } from './plan.js';
+import { inputsOf, type Field, type PlanNode } from './plan.js';
 
 export function formatExpr(e: Expr): string {
   switch (e.kind) {
     case 'column':
       return `#${e.index}`;
+    case 'outerRef':
+      return `outer#${e.index}`;
     case 'literal':
       return e.value === null ? 'null' : typeof e.value === 'string' ? `'${e.value.replace(/'/gu, "''")}'` : `${String(e.value)}::${typeDisplayName(e.type)}`;
     case 'call':
@@ -57,20 +59,20 @@ function describeNode(node: PlanNode): string {
       return `Sort[orderBy = [${node.keys.map((k) => `#${k.index} ${k.ascending ? 'ASC' : 'DESC'} NULLS ${k.nullsFirst ? 'FIRST' : 'LAST'}`).join(', ')}]]`;
     case 'limit':
       return `Limit[count = ${node.count ?? 'ALL'}${node.offset ? `, offset = ${node.offset}` : ''}]`;
+    case 'join':
+      return `${node.joinType === 'semi' ? 'SemiJoin' : node.joinType === 'anti' ? 'AntiJoin' : 'Join'}[type = ${node.joinType.toUpperCase()}, criteria = [${node.leftKeys.map((l, i) => `#${l} = #${node.rightKeys[i]}`).join(', ')}]${node.filter ? `, filter = ${formatExpr(node.filter)}` : ''}]`;
   }
 }
 
 export function explainLogical(plan: PlanNode): string {
   const lines: string[] = [];
-  let node: PlanNode | undefined = plan;
-  let depth = 0;
-  while (node) {
+  const walk = (node: PlanNode, depth: number): void => {
     const pad = '    '.repeat(depth);
     lines.push(`${pad}${depth > 0 ? '└─ ' : ''}${describeNode(node)}`);
     lines.push(`${pad}${depth > 0 ? '   ' : ''}   Layout: ${layout(node.fields)}`);
-    node = 'input' in node ? node.input : undefined;
-    depth++;
-  }
+    for (const child of inputsOf(node)) walk(child, depth + 1);
+  };
+  walk(plan, 0);
   return lines.join('\n');
 }
 
@@ -84,6 +86,8 @@ function describeOperator(op: OperatorSpec): string {
       return `${operatorTypeName(op)}[${op.limit !== null ? `count = ${op.limit}, ` : ''}orderBy = [${op.keys.map((k) => `#${k.index} ${k.ascending ? 'ASC' : 'DESC'}`).join(', ')}]]`;
     case 'limit':
       return `${operatorTypeName(op)}[count = ${op.count ?? 'ALL'}, offset = ${op.offset}]`;
+    case 'hashJoin':
+      return `${operatorTypeName(op)}[type = ${op.joinType.toUpperCase()}, build = ${op.joinId}, probeKeys = [${op.probeKeys.map((k) => `#${k}`).join(', ')}]${op.filter ? `, filter = ${formatExpr(op.filter)}` : ''}]`;
   }
 }
 
@@ -96,7 +100,7 @@ export function explainDistributed(plan: QueryPlan): string {
   const out: string[] = [];
   for (const stage of plan.stages) {
     const f = stage.fragment;
-    out.push(`Fragment ${stage.stageId} [${f.partitioning === 'single' ? 'SINGLE' : 'SOURCE'}]`);
+    out.push(`Fragment ${stage.stageId} [${f.partitioning === 'single' ? 'SINGLE' : 'SOURCE'}]${stage.builds.length ? ` builds: [${stage.builds.map((b) => `join ${b.joinId} <- fragment ${b.stageId}`).join(', ')}]` : ''}`);
     out.push(`    Output layout: [${f.outputTypes.map(typeDisplayName).join(', ')}]`);
     describeFragment(f).forEach((line, i) => out.push(`    ${'  '.repeat(i)}${i > 0 ? '└─ ' : ''}${line}`));
     out.push('');

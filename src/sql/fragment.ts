@@ -1,26 +1,40 @@
-// Cutting a logical plan into stages. The leaf stage scans splits in parallel and does all the
-// work it can per split (filters, projections, partial aggregation, per-split top-N and limits);
-// the root stage gathers the leaf's pages through an exchange and finishes (final aggregation,
-// merge sort, limit, final projection). Scans read only the columns the plan uses.
+// Cutting a logical plan into stages. A pipeline runs from one source (a table scan, split-parallel
+// over the worker pool, or an exchange from another stage) through streaming operators. A join
+// keeps the probe side in the current pipeline and cuts the build side into a stage of its own,
+// whose output becomes a hash table shared by every probing driver (a broadcast join). Aggregation
+// and sorting cut too: partial work stays before the exchange, final work after it. Scans read only
+// the columns their first operator uses.
 
 import type { Page } from '../data/page.js';
 import type { SqlType } from '../data/types.js';
 import type { TableMetadata } from '../connectors/catalog.js';
-import type { AggregateSpec, FragmentSpec, OperatorSpec } from '../exec/specs.js';
 import { operatorOutputTypes } from '../exec/pipeline.js';
+import type { AggregateSpec, FragmentSpec, OperatorSpec, SourceSpec } from '../exec/specs.js';
 import { EngineError } from '../util/engine-error.js';
 import { referencedColumns, remapColumns, type Expr } from './ir.js';
 import type { Field, PlanNode } from './plan.js';
 
+export interface BuildInput {
+  readonly joinId: number;
+  readonly stageId: number;
+  /** Key columns of the build stage's output. */
+  readonly keys: readonly number[];
+  /** FULL joins track which build rows found a partner. */
+  readonly trackMatches: boolean;
+}
+
 export interface StagePlan {
   readonly stageId: number;
   readonly fragment: FragmentSpec;
-  /** The table a source stage scans, or the constant rows of a VALUES source. */
+  /** The table a source stage scans, the constant rows of a VALUES source, or a prepared page. */
   readonly scan?:
     | { readonly table: TableMetadata }
     | { readonly values: readonly (readonly Expr[])[]; readonly fields: readonly Field[] }
     | { readonly page: Page };
+  /** Stages this one reads through its exchange. */
   readonly children: readonly number[];
+  /** Stages whose complete output this one hashes for its joins. */
+  readonly builds: readonly BuildInput[];
 }
 
 export interface QueryPlan {
@@ -30,142 +44,177 @@ export interface QueryPlan {
   readonly types: readonly SqlType[];
 }
 
-type Chain = PlanNode[];
-
-/** The nodes from the output down to the source, top first. */
-function chainOf(plan: PlanNode): Chain {
-  const out: Chain = [];
-  let node: PlanNode | undefined = plan;
-  while (node) {
-    out.push(node);
-    node = 'input' in node ? node.input : undefined;
-  }
-  return out;
+/** A pipeline under construction. */
+interface Builder {
+  source: SourceSpec;
+  scan?: StagePlan['scan'];
+  inputTypes: SqlType[];
+  ops: OperatorSpec[];
+  types: SqlType[];
+  children: number[];
+  builds: BuildInput[];
+  /** Scan-sourced pipelines run split-parallel. */
+  parallel: boolean;
 }
 
 function identity(fields: readonly Field[]): Expr[] {
   return fields.map((f, i) => ({ kind: 'column', index: i, type: f.type }) as Expr);
 }
 
-function toAggregateSpecs(node: Extract<PlanNode, { kind: 'aggregate' }>): AggregateSpec[] {
-  return node.aggregates.map((a) => ({ name: a.name, args: a.args, argType: a.argType, filter: a.filter, type: a.type }));
+function isIdentity(exprs: readonly Expr[], width: number): boolean {
+  return exprs.length === width && exprs.every((e, i) => e.kind === 'column' && e.index === i);
 }
 
-/** Operators for streaming nodes (filter/project), merging a filter with the projection above it. */
-function streamingOps(nodes: readonly PlanNode[]): OperatorSpec[] {
-  const ops: OperatorSpec[] = [];
-  for (let i = 0; i < nodes.length; i++) {
-    const node = nodes[i];
-    if (node.kind === 'filter') {
-      const above = nodes[i + 1];
-      if (above?.kind === 'project') {
-        ops.push({ op: 'filterProject', filter: node.predicate, projections: above.exprs });
-        i++;
-      } else ops.push({ op: 'filterProject', filter: node.predicate, projections: identity(node.fields) });
-    } else if (node.kind === 'project') {
-      ops.push({ op: 'filterProject', filter: null, projections: node.exprs });
-    } else throw new Error(`not a streaming node: ${node.kind}`);
+class Fragmenter {
+  private readonly stages: StagePlan[] = [];
+  private nextStage = 1;
+  private nextJoin = 0;
+
+  private push(b: Builder, op: OperatorSpec): void {
+    // Fold a projection into a preceding filter that only passed columns through.
+    const last = b.ops[b.ops.length - 1];
+    if (op.op === 'filterProject' && op.filter === null && last?.op === 'filterProject' && isIdentity(last.projections, b.types.length)) {
+      b.ops[b.ops.length - 1] = { op: 'filterProject', filter: last.filter, projections: op.projections };
+    } else b.ops.push(op);
+    b.types = b.ops.reduce<SqlType[]>((types, o) => operatorOutputTypes(o, types), [...b.inputTypes]);
   }
-  return ops;
+
+  /** Seals a pipeline as a stage; returns its id. */
+  finish(b: Builder, stageId = this.nextStage++): number {
+    pruneScanColumns(b);
+    const fragment: FragmentSpec = {
+      stageId,
+      source: b.source,
+      inputTypes: b.inputTypes,
+      operators: b.ops,
+      outputTypes: b.types,
+      partitioning: b.parallel ? 'source' : 'single',
+    };
+    this.stages.push({ stageId, fragment, scan: b.scan, children: b.children, builds: b.builds });
+    return stageId;
+  }
+
+  private exchange(from: number, types: SqlType[]): Builder {
+    return newBuilder({ kind: 'exchange', stages: [from] }, types, undefined, false, [from]);
+  }
+
+  visit(node: PlanNode): Builder {
+    switch (node.kind) {
+      case 'scan': {
+        const table = node.table;
+        const types = node.fields.map((f) => f.type);
+        return newBuilder({ kind: 'scan', table: `${table.catalog}.${table.schema}.${table.name}`, columns: [...node.columns] }, types, { table }, true, []);
+      }
+      case 'values':
+        return newBuilder({ kind: 'scan', table: '$values', columns: node.fields.map((_, i) => i) }, node.fields.map((f) => f.type), { values: node.rows, fields: node.fields }, true, []);
+      case 'filter': {
+        const b = this.visit(node.input);
+        this.push(b, { op: 'filterProject', filter: node.predicate, projections: identity(node.fields) });
+        return b;
+      }
+      case 'project': {
+        const b = this.visit(node.input);
+        this.push(b, { op: 'filterProject', filter: null, projections: node.exprs });
+        return b;
+      }
+      case 'join': {
+        const probe = this.visit(node.left);
+        const build = this.visit(node.right);
+        const buildStage = this.finish(build);
+        const joinId = this.nextJoin++;
+        if (node.joinType === 'full') throw new EngineError('NOT_SUPPORTED', 'FULL OUTER JOIN is not supported yet');
+        probe.builds.push({ joinId, stageId: buildStage, keys: node.rightKeys, trackMatches: false });
+        this.push(probe, {
+          op: 'hashJoin',
+          joinId,
+          joinType: node.joinType,
+          probeKeys: node.leftKeys,
+          buildTypes: node.right.fields.map((f) => f.type),
+          filter: node.filter,
+          nullAware: node.nullAware,
+          singleMatch: node.singleMatch,
+        });
+        return probe;
+      }
+      case 'aggregate': {
+        const b = this.visit(node.input);
+        const aggregates: AggregateSpec[] = node.aggregates.map((a) => ({ name: a.name, args: a.args, argType: a.argType, filter: a.filter, distinct: a.distinct, type: a.type }));
+        if (aggregates.some((a) => a.distinct)) {
+          // DISTINCT aggregates need every row of a group in one place: gather, then aggregate once.
+          const from = b.parallel ? this.finish(b) : undefined;
+          const q = from === undefined ? b : this.exchange(from, b.types);
+          this.push(q, { op: 'aggregate', step: 'single', groupBy: node.groupBy, aggregates });
+          return q;
+        }
+        this.push(b, { op: 'aggregate', step: 'partial', groupBy: node.groupBy, aggregates });
+        const q = this.exchange(this.finish(b), b.types);
+        this.push(q, { op: 'aggregate', step: 'final', groupBy: node.groupBy.map((_, k) => k), aggregates });
+        return q;
+      }
+      case 'sort':
+        return this.sorted(node, null);
+      case 'limit': {
+        if (node.input.kind === 'sort' && node.count !== null) {
+          const q = this.sorted(node.input, node.count + node.offset);
+          this.push(q, { op: 'limit', count: node.count, offset: node.offset });
+          return q;
+        }
+        const b = this.visit(node.input);
+        if (!b.parallel) {
+          this.push(b, { op: 'limit', count: node.count, offset: node.offset });
+          return b;
+        }
+        if (node.count !== null) this.push(b, { op: 'limit', count: node.count + node.offset, offset: 0 });
+        const q = this.exchange(this.finish(b), b.types);
+        this.push(q, { op: 'limit', count: node.count, offset: node.offset });
+        return q;
+      }
+      case 'output':
+        return this.visit(node.input);
+    }
+  }
+
+  private sorted(node: Extract<PlanNode, { kind: 'sort' }>, topN: number | null): Builder {
+    const b = this.visit(node.input);
+    this.push(b, { op: 'orderBy', keys: node.keys, limit: topN });
+    const q = this.exchange(this.finish(b), b.types);
+    this.push(q, { op: 'orderBy', keys: node.keys, limit: topN });
+    return q;
+  }
+
+  plan(root: Extract<PlanNode, { kind: 'output' }>): QueryPlan {
+    let b = this.visit(root);
+    // The root stage is a single task: gather a parallel pipeline through an exchange first.
+    if (b.parallel) b = this.exchange(this.finish(b), b.types);
+    this.finish(b, 0);
+    const stages = [...this.stages].sort((x, y) => x.stageId - y.stageId);
+    return { stages, names: root.names, types: root.fields.map((f) => f.type) };
+  }
+}
+
+function newBuilder(source: SourceSpec, inputTypes: SqlType[], scan: StagePlan['scan'], parallel: boolean, children: number[]): Builder {
+  return { source, scan, inputTypes, ops: [], types: [...inputTypes], children, builds: [], parallel };
+}
+
+/** The scan reads only the columns its first operator uses (projection push-down). */
+function pruneScanColumns(b: Builder): void {
+  if (b.source.kind !== 'scan') return;
+  const first = b.ops[0];
+  if (first?.op !== 'filterProject') return;
+  const used = new Set<number>();
+  if (first.filter) referencedColumns(first.filter, used);
+  for (const e of first.projections) referencedColumns(e, used);
+  const keep = [...used].sort((x, y) => x - y);
+  const position = new Map(keep.map((c, k) => [c, k]));
+  const map = (c: number): number => position.get(c) as number;
+  b.ops[0] = { op: 'filterProject', filter: first.filter ? remapColumns(first.filter, map) : null, projections: first.projections.map((e) => remapColumns(e, map)) };
+  b.source = { kind: 'scan', table: b.source.table, columns: keep.map((c) => (b.source as { columns: readonly number[] }).columns[c]) };
+  b.inputTypes = keep.map((c) => b.inputTypes[c]);
 }
 
 export function fragmentPlan(plan: PlanNode): QueryPlan {
   if (plan.kind !== 'output') throw new Error('fragmentPlan expects an output node');
-  const chain = chainOf(plan.input).reverse(); // source first
-  const source = chain[0];
-  if (source.kind !== 'scan' && source.kind !== 'values') throw new EngineError('NOT_SUPPORTED', `Plan shape not supported: ${source.kind} at the bottom`);
-
-  // The leaf stage runs streaming nodes, then the first blocking node's partial form.
-  let i = 1;
-  while (i < chain.length && (chain[i].kind === 'filter' || chain[i].kind === 'project')) i++;
-  const leafOps: OperatorSpec[] = streamingOps(chain.slice(1, i));
-  const rootOps: OperatorSpec[] = [];
-  const boundary = chain[i];
-  if (boundary?.kind === 'aggregate') {
-    const aggregates = toAggregateSpecs(boundary);
-    leafOps.push({ op: 'aggregate', step: 'partial', groupBy: boundary.groupBy, aggregates });
-    // Partial output = [keys..., states...]: the final step groups by the leading keys.
-    rootOps.push({ op: 'aggregate', step: 'final', groupBy: boundary.groupBy.map((_, k) => k), aggregates });
-    i++;
-  } else if (boundary?.kind === 'sort') {
-    const above = chain[i + 1];
-    const topN = above?.kind === 'limit' && above.count !== null ? above.count + above.offset : null;
-    leafOps.push({ op: 'orderBy', keys: boundary.keys, limit: topN });
-    rootOps.push({ op: 'orderBy', keys: boundary.keys, limit: topN });
-    i++;
-  } else if (boundary?.kind === 'limit') {
-    if (boundary.count !== null) leafOps.push({ op: 'limit', count: boundary.count + boundary.offset, offset: 0 });
-    rootOps.push({ op: 'limit', count: boundary.count, offset: boundary.offset });
-    i++;
-  }
-
-  // Everything above the boundary runs in the root stage.
-  const rest = chain.slice(i);
-  for (let j = 0; j < rest.length; j++) {
-    const node = rest[j];
-    if (node.kind === 'filter' || node.kind === 'project') {
-      let k = j;
-      while (k < rest.length && (rest[k].kind === 'filter' || rest[k].kind === 'project')) k++;
-      rootOps.push(...streamingOps(rest.slice(j, k)));
-      j = k - 1;
-    } else if (node.kind === 'sort') {
-      const above = rest[j + 1];
-      const topN = above?.kind === 'limit' && above.count !== null ? above.count + above.offset : null;
-      rootOps.push({ op: 'orderBy', keys: node.keys, limit: topN });
-    } else if (node.kind === 'limit') {
-      rootOps.push({ op: 'limit', count: node.count, offset: node.offset });
-    } else if (node.kind === 'aggregate') {
-      rootOps.push({ op: 'aggregate', step: 'single', groupBy: node.groupBy, aggregates: toAggregateSpecs(node) });
-    } else {
-      throw new EngineError('NOT_SUPPORTED', `Plan node ${node.kind} above the first aggregation is not supported`);
-    }
-  }
-
-  // Projection push-down: the scan reads only the columns the first operator uses.
-  const sourceFields = source.fields;
-  let scanColumns = sourceFields.map((_, c) => c);
-  const first = leafOps[0];
-  if (first?.op === 'filterProject') {
-    const used = new Set<number>();
-    if (first.filter) referencedColumns(first.filter, used);
-    for (const e of first.projections) referencedColumns(e, used);
-    scanColumns = [...used].sort((a, b) => a - b);
-    const position = new Map(scanColumns.map((c, k) => [c, k]));
-    const map = (c: number): number => position.get(c) as number;
-    leafOps[0] = { op: 'filterProject', filter: first.filter ? remapColumns(first.filter, map) : null, projections: first.projections.map((e) => remapColumns(e, map)) };
-  }
-  const scanTypes = scanColumns.map((c) => sourceFields[c].type);
-  const tableColumns = source.kind === 'scan' ? scanColumns.map((c) => source.columns[c]) : scanColumns;
-  const leafOutputTypes = typesAfter(leafOps, scanTypes);
-  const leaf: FragmentSpec = {
-    stageId: 1,
-    source: { kind: 'scan', table: source.kind === 'scan' ? `${source.table.catalog}.${source.table.schema}.${source.table.name}` : '$values', columns: tableColumns },
-    inputTypes: scanTypes,
-    operators: leafOps,
-    outputTypes: leafOutputTypes,
-    partitioning: 'source',
-  };
-  const root: FragmentSpec = {
-    stageId: 0,
-    source: { kind: 'exchange', stages: [1] },
-    inputTypes: leafOutputTypes,
-    operators: rootOps,
-    outputTypes: typesAfter(rootOps, leafOutputTypes),
-    partitioning: 'single',
-  };
-  const scan = source.kind === 'scan' ? { table: source.table } : { values: source.rows, fields: source.fields };
-  return {
-    stages: [
-      { stageId: 0, fragment: root, children: [1] },
-      { stageId: 1, fragment: leaf, scan, children: [] },
-    ],
-    names: plan.names,
-    types: plan.fields.map((f) => f.type),
-  };
-}
-
-function typesAfter(ops: readonly OperatorSpec[], input: readonly SqlType[]): SqlType[] {
-  return ops.reduce<SqlType[]>((types, op) => operatorOutputTypes(op, types), [...input]);
+  return new Fragmenter().plan(plan);
 }
 
 /** A plan that returns constant rows (SHOW, DESCRIBE, EXPLAIN output) through the same stages. */
@@ -175,8 +224,8 @@ export function rowsPlan(names: readonly string[], types: readonly SqlType[], pa
   const root: FragmentSpec = { stageId: 0, source: { kind: 'exchange', stages: [1] }, inputTypes: types, operators: [], outputTypes: types, partitioning: 'single' };
   return {
     stages: [
-      { stageId: 0, fragment: root, children: [1] },
-      { stageId: 1, fragment: leaf, scan: { page }, children: [] },
+      { stageId: 0, fragment: root, children: [1], builds: [] },
+      { stageId: 1, fragment: leaf, scan: { page }, children: [], builds: [] },
     ],
     names,
     types,

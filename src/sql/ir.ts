@@ -8,6 +8,8 @@ export type LiteralValue = number | string | boolean | null;
 
 export type Expr =
   | { readonly kind: 'column'; readonly index: number; readonly type: SqlType }
+  /** A correlated reference to a field of the enclosing query's scope (analysis only; decorrelation removes it). */
+  | { readonly kind: 'outerRef'; readonly index: number; readonly type: SqlType }
   | { readonly kind: 'literal'; readonly value: LiteralValue; readonly type: SqlType }
   /** Scalar functions and operators, by their registry name (see sql/functions.ts). */
   | { readonly kind: 'call'; readonly name: string; readonly args: readonly Expr[]; readonly type: SqlType }
@@ -34,6 +36,7 @@ export function literal(value: LiteralValue, type: SqlType): Expr {
 export function children(e: Expr): readonly Expr[] {
   switch (e.kind) {
     case 'column':
+    case 'outerRef':
     case 'literal':
       return [];
     case 'call':
@@ -70,6 +73,7 @@ export function remapColumns(e: Expr, map: (index: number) => number): Expr {
   switch (e.kind) {
     case 'column':
       return { ...e, index: map(e.index) };
+    case 'outerRef':
     case 'literal':
       return e;
     case 'call':
@@ -95,7 +99,48 @@ export function remapColumns(e: Expr, map: (index: number) => number): Expr {
 }
 
 export function isConstant(e: Expr): boolean {
-  return e.kind !== 'column' && children(e).every(isConstant);
+  return e.kind !== 'column' && e.kind !== 'outerRef' && children(e).every(isConstant);
+}
+
+/** Applies `f` to every direct child, rebuilding the node. */
+export function mapChildren(e: Expr, f: (c: Expr) => Expr): Expr {
+  switch (e.kind) {
+    case 'column':
+    case 'outerRef':
+    case 'literal':
+      return e;
+    case 'call':
+    case 'and':
+    case 'or':
+    case 'coalesce':
+      return { ...e, args: e.args.map(f) };
+    case 'cast':
+    case 'not':
+    case 'isNull':
+      return { ...e, arg: f(e.arg) };
+    case 'in':
+      return { ...e, arg: f(e.arg), list: e.list.map(f) };
+    case 'case':
+      return { ...e, whens: e.whens.map((w) => ({ when: f(w.when), then: f(w.then) })), otherwise: e.otherwise ? f(e.otherwise) : null };
+    case 'like':
+      return { ...e, arg: f(e.arg), pattern: f(e.pattern), escape: e.escape ? f(e.escape) : null };
+  }
+}
+
+/** True when the expression reads a correlated outer field. */
+export function hasOuterRef(e: Expr): boolean {
+  return e.kind === 'outerRef' || children(e).some(hasOuterRef);
+}
+
+/** The conjuncts of an AND tree. */
+export function conjuncts(e: Expr): Expr[] {
+  return e.kind === 'and' ? e.args.flatMap(conjuncts) : [e];
+}
+
+export function andAll(list: readonly Expr[]): Expr | null {
+  if (list.length === 0) return null;
+  if (list.length === 1) return list[0];
+  return { kind: 'and', args: list.flatMap(conjuncts), type: { id: 'boolean' } };
 }
 
 export function exprKey(e: Expr): string {

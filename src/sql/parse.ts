@@ -46,8 +46,13 @@ const IDENT = String.raw`(?:"(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_$]*)`;
 const QNAME = String.raw`${IDENT}(?:\s*\.\s*${IDENT})*`;
 const LIKE = String.raw`(?:\s+LIKE\s+'((?:[^']|'')*)')?`;
 
+/** Comments blanked out (same length, so positions hold) for classifying the statement. */
+function blankComments(sql: string): string {
+  return sql.replace(/--[^\n]*|\/\*[\s\S]*?\*\//gu, (c) => c.replace(/[^\n]/gu, ' '));
+}
+
 function parseUncached(sql: string): Statement {
-  const trimmed = sql.trim();
+  const trimmed = blankComments(sql).trim();
   let m: RegExpMatchArray | null;
   if (/^EXPLAIN\b/iu.test(trimmed)) return parseExplain(trimmed);
   if ((m = trimmed.match(new RegExp(String.raw`^SHOW\s+CATALOGS${LIKE}$`, 'iu')))) {

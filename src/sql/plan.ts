@@ -29,6 +29,8 @@ export interface SortKey {
   readonly nullsFirst: boolean;
 }
 
+export type JoinType = 'inner' | 'left' | 'full' | 'semi' | 'anti';
+
 export type PlanNode =
   | { readonly kind: 'scan'; readonly table: TableMetadata; readonly columns: readonly number[]; readonly fields: readonly Field[] }
   | { readonly kind: 'values'; readonly rows: readonly (readonly Expr[])[]; readonly fields: readonly Field[] }
@@ -43,10 +45,53 @@ export type PlanNode =
     }
   | { readonly kind: 'sort'; readonly input: PlanNode; readonly keys: readonly SortKey[]; readonly fields: readonly Field[] }
   | { readonly kind: 'limit'; readonly input: PlanNode; readonly count: number | null; readonly offset: number; readonly fields: readonly Field[] }
-  | { readonly kind: 'output'; readonly input: PlanNode; readonly names: readonly string[]; readonly fields: readonly Field[] };
+  | { readonly kind: 'output'; readonly input: PlanNode; readonly names: readonly string[]; readonly fields: readonly Field[] }
+  | {
+      readonly kind: 'join';
+      readonly joinType: JoinType;
+      /** The probe (streamed) side. */
+      readonly left: PlanNode;
+      /** The build (hashed) side. */
+      readonly right: PlanNode;
+      /** Equi-join keys: column indices of each side, pairwise equal. Empty = cross join. */
+      readonly leftKeys: readonly number[];
+      readonly rightKeys: readonly number[];
+      /** Residual condition over left fields ++ right fields. */
+      readonly filter: Expr | null;
+      /** NOT IN semantics: a NULL build key makes every non-matching probe row unknown. */
+      readonly nullAware: boolean;
+      /** Fail when a probe row matches more than one build row (scalar subqueries). */
+      readonly singleMatch: boolean;
+      readonly fields: readonly Field[];
+    };
 
 export type PlanKind = PlanNode['kind'];
 
 export function inputsOf(node: PlanNode): PlanNode[] {
+  if (node.kind === 'join') return [node.left, node.right];
   return 'input' in node ? [node.input] : [];
+}
+
+/** Rough output cardinality, for join ordering and build-side choice. */
+export function estimateRows(node: PlanNode): number {
+  switch (node.kind) {
+    case 'scan':
+      return node.table.rowCount;
+    case 'values':
+      return node.rows.length;
+    case 'filter':
+      return Math.max(1, estimateRows(node.input) * 0.3);
+    case 'aggregate':
+      return node.groupBy.length === 0 ? 1 : Math.max(1, Math.min(estimateRows(node.input), estimateRows(node.input) * 0.2));
+    case 'limit':
+      return node.count === null ? estimateRows(node.input) : Math.min(node.count, estimateRows(node.input));
+    case 'join': {
+      const l = estimateRows(node.left);
+      if (node.joinType === 'semi' || node.joinType === 'anti') return l * 0.5;
+      if (node.leftKeys.length === 0) return l * estimateRows(node.right);
+      return Math.max(l, node.joinType === 'inner' ? l : l);
+    }
+    default:
+      return estimateRows(node.input);
+  }
 }

@@ -9,6 +9,18 @@ import { TPCH_TABLE_NAMES, TPCH_TABLES, tpchRowCount, tpchSplits, type TpchTable
 /** Rows per generated split: small enough to spread over workers, large enough to amortise calls. */
 export const TPCH_SPLIT_ROWS = 1 << 16;
 
+/** TPC-H primary keys by column name. */
+const PRIMARY_KEYS: Record<string, string[]> = {
+  region: ['regionkey'],
+  nation: ['nationkey'],
+  supplier: ['suppkey'],
+  customer: ['custkey'],
+  part: ['partkey'],
+  partsupp: ['partkey', 'suppkey'],
+  orders: ['orderkey'],
+  lineitem: ['orderkey', 'linenumber'],
+};
+
 /** Schemas Trino lists; any other `sf<number>` also resolves. */
 const LISTED_SCHEMAS = ['tiny', 'sf1', 'sf100', 'sf300', 'sf1000', 'sf3000', 'sf10000', 'sf30000', 'sf100000'];
 
@@ -37,7 +49,8 @@ export class TpchConnector implements Connector {
     if (sf === undefined || !(table in TPCH_TABLES)) return undefined;
     const t = TPCH_TABLES[table as TpchTableName];
     const rowCount = table === 'lineitem' ? Math.round(6_000_000 * sf) : tpchRowCount(table as TpchTableName, sf);
-    return { catalog: 'tpch', schema, name: table, columns: t.columns.map((c) => ({ name: c.name, type: c.type })), rowCount };
+    const primaryKey = PRIMARY_KEYS[table].map((k) => t.columns.findIndex((c) => c.name === k));
+    return { catalog: 'tpch', schema, name: table, columns: t.columns.map((c) => ({ name: c.name, type: c.type })), rowCount, primaryKey };
   }
 
   splits(table: TableMetadata): Split[] {

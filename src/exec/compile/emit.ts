@@ -62,6 +62,8 @@ export class KernelBuilder {
     switch (e.kind) {
       case 'column':
         return this.emitColumn(e.index);
+      case 'outerRef':
+        throw new Error('a correlated reference reached the compiler');
       case 'literal':
         if (e.value === null) return { v: 'null', n: 'true' };
         if (typeof e.value === 'string') return { v: JSON.stringify(e.value), n: 'false' };

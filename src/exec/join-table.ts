@@ -1,0 +1,116 @@
+// The build side of a hash join: the build rows concatenated into one page, plus a chained hash
+// table (bucket heads, next links, row hashes) in SharedArrayBuffers. Built once, it is handed to
+// every probing driver on every worker by reference.
+
+import { allocShared, type Column, type Page } from '../data/page.js';
+import type { SqlType } from '../data/types.js';
+import { isStringColumn, nullFlags, numericValues, stringValues } from './column-readers.js';
+import { concatPages } from './concat.js';
+
+export interface JoinTable {
+  readonly page: Page;
+  readonly types: readonly SqlType[];
+  readonly keyColumns: readonly number[];
+  /** Per key column: numbers for numeric keys (strings are compared by value, decoded per worker). */
+  readonly numericKeys: readonly (Float64Array | null)[];
+  readonly buckets: Int32Array;
+  readonly next: Int32Array;
+  readonly hashes: Int32Array;
+  readonly hasNullKey: boolean;
+  readonly rowCount: number;
+  /** Set by probes of a FULL join: 1 where a build row found a partner. */
+  readonly matched: Uint8Array | null;
+}
+
+const scratch = new Float64Array(1);
+const bits = new Int32Array(scratch.buffer);
+
+export function mixNumber(h: number, x: number): number {
+  scratch[0] = x === 0 ? 0 : x; // -0 and 0 hash alike
+  h = Math.imul(h ^ bits[0], 0x9e3779b1);
+  h = Math.imul(h ^ bits[1], 0x85ebca77);
+  return (h ^ (h >>> 15)) | 0;
+}
+
+export function mixString(h: number, s: string): number {
+  let x = h ^ 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) x = Math.imul(x ^ s.charCodeAt(i), 0x01000193);
+  return mixNumber(h, x);
+}
+
+export interface KeyReader {
+  readonly numbers: (Float64Array | null)[];
+  readonly strings: (string[] | null)[];
+  readonly nulls: (Uint8Array | null)[];
+}
+
+export function readKeys(columns: readonly Column[]): KeyReader {
+  return {
+    numbers: columns.map((c) => (isStringColumn(c) ? null : numericValues(c))),
+    strings: columns.map((c) => (isStringColumn(c) ? stringValues(c) : null)),
+    nulls: columns.map((c) => nullFlags(c)),
+  };
+}
+
+/** Hash of row `r`'s keys, or undefined when a key is NULL (NULL never joins). */
+export function hashRow(k: KeyReader, r: number): number | undefined {
+  let h = 0x2545f491;
+  for (let c = 0; c < k.numbers.length; c++) {
+    const nulls = k.nulls[c];
+    if (nulls !== null && nulls[r] === 1) return undefined;
+    const num = k.numbers[c];
+    h = num !== null ? mixNumber(h, num[r]) : mixString(h, (k.strings[c] as string[])[r]);
+  }
+  return h;
+}
+
+export function buildJoinTable(pages: readonly Page[], types: readonly SqlType[], keyColumns: readonly number[], trackMatches: boolean): JoinTable {
+  const page = pages.length === 0 ? { length: 0, columns: [] as Column[] } : concatPages(pages, types);
+  const n = page.length;
+  let size = 16;
+  while (size < n * 2) size *= 2;
+  const buckets = allocShared(Int32Array, size).fill(-1);
+  const next = allocShared(Int32Array, Math.max(1, n));
+  const hashes = allocShared(Int32Array, Math.max(1, n));
+  const keys = n === 0 ? { numbers: [], strings: [], nulls: [] } : readKeys(keyColumns.map((c) => page.columns[c]));
+  let hasNullKey = false;
+  const mask = size - 1;
+  // Insert in reverse so chains list rows in build order.
+  for (let r = n - 1; r >= 0; r--) {
+    const h = hashRow(keys, r);
+    if (h === undefined) {
+      hasNullKey = true;
+      next[r] = -1;
+      continue;
+    }
+    hashes[r] = h;
+    const b = h & mask;
+    next[r] = buckets[b];
+    buckets[b] = r;
+  }
+  const numericKeys = keys.numbers.map((a) => {
+    if (a === null) return null;
+    const shared = allocShared(Float64Array, a.length);
+    shared.set(a);
+    return shared;
+  });
+  return {
+    page,
+    types,
+    keyColumns,
+    numericKeys,
+    buckets,
+    next,
+    hashes,
+    hasNullKey,
+    rowCount: n,
+    matched: trackMatches ? allocShared(Uint8Array, Math.max(1, n)) : null,
+  };
+}
+
+export function joinTableBytes(t: JoinTable): number {
+  let bytes = t.buckets.byteLength + t.next.byteLength + t.hashes.byteLength;
+  for (const k of t.numericKeys) bytes += k ? k.byteLength : 0;
+  for (const c of t.page.columns) bytes += c.kind === 'varchar' ? c.data.byteLength + c.offsets.byteLength : c.kind === 'dict' ? c.indices.byteLength : c.values.byteLength;
+  return bytes;
+}

@@ -1,0 +1,202 @@
+// Hash join probe: each probe row walks its hash chain in the shared JoinTable; matching pairs are
+// gathered into output pages (probe columns ++ build columns), a residual condition filters the
+// pairs, and the join type decides what is emitted: inner pairs, left (pairs or a NULL-extended
+// row), semi (probe rows with a partner), anti (without; NOT IN's NULL rules when null-aware).
+
+import type { Column, Page } from '../../data/page.js';
+import type { Expr } from '../../sql/ir.js';
+import { EngineError } from '../../util/engine-error.js';
+import { stringValues } from '../column-readers.js';
+import { compileFilter, shapesOf } from '../compile/compile.js';
+import { gatherColumn, gatherWithNulls } from '../gather.js';
+import { hashRow, readKeys, type JoinTable, type KeyReader } from '../join-table.js';
+import { emptyOperatorStats, nowNanos, recordInput, recordOutput, type OperatorStats } from '../metrics.js';
+import type { Operator, PageSink } from './operator.js';
+
+export type ProbeJoinType = 'inner' | 'left' | 'full' | 'semi' | 'anti';
+
+const buildStrings = new WeakMap<object, string[]>();
+
+/** Build key strings decoded once per worker per table. */
+function buildKeyStrings(table: JoinTable, k: number): string[] {
+  const col = table.page.columns[table.keyColumns[k]];
+  let s = buildStrings.get(col);
+  if (!s) {
+    s = stringValues(col);
+    buildStrings.set(col, s);
+  }
+  return s;
+}
+
+export class HashJoinOperator implements Operator {
+  readonly stats: OperatorStats;
+  private pairsProbe = new Int32Array(1024);
+  private pairsBuild = new Int32Array(1024);
+
+  constructor(
+    operatorId: number,
+    private readonly table: JoinTable,
+    private readonly joinType: ProbeJoinType,
+    private readonly probeKeys: readonly number[],
+    private readonly filter: Expr | null,
+    private readonly nullAware: boolean,
+    private readonly singleMatch: boolean,
+    private readonly next: PageSink,
+  ) {
+    this.stats = emptyOperatorStats(operatorId, 'LookupJoinOperator');
+  }
+
+  private push(count: number, p: number, b: number): void {
+    if (count >= this.pairsProbe.length) {
+      const a = new Int32Array(this.pairsProbe.length * 2);
+      a.set(this.pairsProbe);
+      this.pairsProbe = a;
+      const c = new Int32Array(this.pairsBuild.length * 2);
+      c.set(this.pairsBuild);
+      this.pairsBuild = c;
+    }
+    this.pairsProbe[count] = p;
+    this.pairsBuild[count] = b;
+  }
+
+  private keysEqual(probe: KeyReader, i: number, j: number): boolean {
+    const t = this.table;
+    for (let k = 0; k < this.probeKeys.length; k++) {
+      const nums = probe.numbers[k];
+      const bnums = t.numericKeys[k];
+      if (nums !== null && bnums !== null) {
+        if (nums[i] !== bnums[j]) return false;
+      } else {
+        const ps = probe.strings[k];
+        if (ps === null || ps[i] !== buildKeyStrings(t, k)[j]) return false;
+      }
+    }
+    return true;
+  }
+
+  /** All (probe row, build row) pairs whose keys are equal. */
+  private match(page: Page, probe: KeyReader | null): number {
+    const t = this.table;
+    let count = 0;
+    if (t.rowCount === 0) return 0;
+    if (probe === null) {
+      // Cross join: every probe row with every build row.
+      for (let i = 0; i < page.length; i++) for (let j = 0; j < t.rowCount; j++) this.push(count++, i, j);
+      return count;
+    }
+    const mask = t.buckets.length - 1;
+    for (let i = 0; i < page.length; i++) {
+      const h = hashRow(probe, i);
+      if (h === undefined) continue;
+      for (let j = t.buckets[h & mask]; j >= 0; j = t.next[j]) {
+        if (t.hashes[j] === h && this.keysEqual(probe, i, j)) this.push(count++, i, j);
+      }
+    }
+    return count;
+  }
+
+  private combined(page: Page, probeIdx: Int32Array, buildIdx: Int32Array, count: number): Page {
+    const t = this.table;
+    const columns: Column[] = [
+      ...page.columns.map((c) => gatherColumn(c, probeIdx, count)),
+      ...t.types.map((type, c) => gatherWithNulls(t.page.columns[c], type, buildIdx, count)),
+    ];
+    return { length: count, columns };
+  }
+
+  addInput(page: Page): void {
+    const start = nowNanos();
+    recordInput(this.stats, page);
+    const out = this.process(page);
+    this.stats.addInputNanos += nowNanos() - start;
+    if (out && out.length > 0) {
+      recordOutput(this.stats, out);
+      this.next(out);
+    }
+  }
+
+  private process(page: Page): Page | null {
+    const t = this.table;
+    const probe = this.probeKeys.length ? readKeys(this.probeKeys.map((k) => page.columns[k])) : null;
+    let count = this.match(page, probe);
+    let probeIdx = this.pairsProbe.subarray(0, count);
+    let buildIdx = this.pairsBuild.subarray(0, count);
+    if (this.filter && count > 0) {
+      const candidates = this.combined(page, probeIdx, buildIdx, count);
+      const sel = new Int32Array(count);
+      const kept = compileFilter(this.filter, shapesOf(candidates))(candidates.columns, count, sel);
+      const p = new Int32Array(kept);
+      const b = new Int32Array(kept);
+      for (let k = 0; k < kept; k++) {
+        p[k] = probeIdx[sel[k]];
+        b[k] = buildIdx[sel[k]];
+      }
+      probeIdx = p;
+      buildIdx = b;
+      count = kept;
+    }
+    if (t.matched) for (let k = 0; k < count; k++) t.matched[buildIdx[k]] = 1;
+    if (this.singleMatch) {
+      for (let k = 1; k < count; k++) {
+        if (probeIdx[k] === probeIdx[k - 1]) throw new EngineError('GENERIC_USER_ERROR', 'Scalar sub-query has returned multiple rows');
+      }
+    }
+    switch (this.joinType) {
+      case 'inner':
+        return count === 0 ? null : this.combined(page, probeIdx, buildIdx, count);
+      case 'left':
+      case 'full': {
+        const hit = new Uint8Array(page.length);
+        for (let k = 0; k < count; k++) hit[probeIdx[k]] = 1;
+        let total = count;
+        for (let i = 0; i < page.length; i++) if (!hit[i]) total++;
+        const p = new Int32Array(total);
+        const b = new Int32Array(total);
+        // Keep probe order: walk probe rows, emitting their pairs or one NULL-extended row.
+        let k = 0;
+        let o = 0;
+        for (let i = 0; i < page.length; i++) {
+          if (!hit[i]) {
+            p[o] = i;
+            b[o++] = -1;
+            continue;
+          }
+          while (k < count && probeIdx[k] === i) {
+            p[o] = i;
+            b[o++] = buildIdx[k++];
+          }
+        }
+        return this.combined(page, p, b, total);
+      }
+      case 'semi':
+      case 'anti': {
+        const hit = new Uint8Array(page.length);
+        for (let k = 0; k < count; k++) hit[probeIdx[k]] = 1;
+        const want = this.joinType === 'semi' ? 1 : 0;
+        const keep: number[] = [];
+        const buildNonEmpty = t.rowCount > 0;
+        for (let i = 0; i < page.length; i++) {
+          if (hit[i] !== want) continue;
+          if (this.joinType === 'anti' && this.nullAware && buildNonEmpty) {
+            // x NOT IN (...) is NULL (not true) when x is NULL or the list holds a NULL.
+            if (t.hasNullKey) continue;
+            if (probe && hashRow(probe, i) === undefined) continue;
+          }
+          keep.push(i);
+        }
+        if (keep.length === 0) return null;
+        if (keep.length === page.length) return page;
+        const sel = Int32Array.from(keep);
+        return { length: sel.length, columns: page.columns.map((c) => gatherColumn(c, sel, sel.length)) };
+      }
+    }
+  }
+
+  finish(): void {
+    this.stats.finishCalls++;
+  }
+
+  isDone(): boolean {
+    return false;
+  }
+}
