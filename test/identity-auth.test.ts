@@ -116,7 +116,7 @@ describe('admin authorization matrix', () => {
     const good = await token('master', { grant_type: 'password', client_id: 'admin-cli', username: 'admin', password: 'admin-pw' });
     const claims = JSON.parse(Buffer.from(good.body.access_token.split('.')[1], 'base64url').toString());
     const forged = await new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: master._keys.kid }).sign(privateKey);
-    const expired = await sign(master, { ...claims, iat: claims.iat - 3600, exp: claims.iat - 1800 });
+    const expired = await sign(h.svc.store, master, { ...claims, iat: claims.iat - 3600, exp: claims.iat - 1800 });
     for (const [method, path, body] of routes) {
       for (const bearer of [undefined, forged, expired, 'not-a-jwt']) {
         const r = await call(method, path, body, bearer);

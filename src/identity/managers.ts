@@ -30,6 +30,8 @@ import * as clientConv from './model/client.js';
 import * as userConv from './model/user.js';
 import { cleanMultiMap, cleanStrMap } from './model/common.js';
 import { mapperFromRepresentation } from './model/client-scope.js';
+import { defaultComponents, listComponents } from './model/component.js';
+import { generateRealmKeysSync } from './oidc/keys.js';
 import type {
   ClientRepresentation,
   ClientScopeRepresentation,
@@ -272,6 +274,8 @@ export function deleteGroup(tx: Tx, g: GroupEntity): void {
 export interface CreateRealmArgs {
   rep: RealmRepresentation;
   keys: RealmKeys;
+  /** The rsa-enc-generated key pair (generated synchronously when absent). */
+  encKeys?: RealmKeys;
   /** Pre-hashed credentials for rep.users, by index. */
   userCredentials?: StoredCredential[][];
   /** The creating user (master realm), who gets the new realm's admin roles unless they hold `admin`. */
@@ -340,6 +344,7 @@ export function createRealm(tx: Tx, args: CreateRealmArgs): RealmEntity {
   const uma = newRole(tx, id, '', { name: 'uma_authorization', description: '${role_uma_authorization}' });
   realm._defaultRoleId = defaultRole.id;
   tx.put('realms', id, realm);
+  for (const c of defaultComponents(realm, args.keys, args.encKeys ?? generateRealmKeysSync(name))) tx.put('components', c.id, c);
 
   // Built-in clients.
   const builtIns = new Map<string, ClientEntity>();
@@ -456,6 +461,7 @@ export function deleteRealm(tx: Tx, realm: RealmEntity): void {
     const mc = repo.clientByClientId(tx, master.id, `${realm.realm}-realm`);
     if (mc) deleteClient(tx, mc);
   }
+  for (const c of listComponents(tx, realm.id)) tx.del('components', c.id);
   tx.apply(['!clearAdminEvents', realm.id]);
   tx.del('realms', realm.id);
 }

@@ -1,7 +1,8 @@
 // The identity service: the store, realm keys, sessions, token verification, and the bootstrap of
 // the master realm. Resources (admin/, oidc/) get one of these.
 import { randomUUID } from 'node:crypto';
-import { decodeJwt, jwtVerify, type JWTPayload } from 'jose';
+import { decodeJwt, decodeProtectedHeader, jwtVerify, type CryptoKey, type JWSHeaderParameters, type JWTPayload } from 'jose';
+import { keyRing, type KeyRing } from './model/component.js';
 import { IdentityStore } from './store/store.js';
 import type { RealmEntity, RoleEntity, StoredCredential, UserEntity, ClientEntity } from './store/entities.js';
 import * as repo from './store/repo.js';
@@ -88,10 +89,10 @@ export class IdentityService {
     if (opts.adminCredentialsDefaulted || (opts.adminUsername === undefined && opts.adminPassword === undefined)) {
       this.logger.warn({}, `!!! identity: created the master realm admin '${username}' with the DEFAULT password. Set ADMIN_USERNAME/ADMIN_PASSWORD and change it now. !!!`);
     }
-    const keys = await generateRealmKeys();
+    const [keys, encKeys] = await Promise.all([generateRealmKeys(MASTER), generateRealmKeys(MASTER)]);
     const cred = await hashPassword(password, parsePasswordPolicy(undefined));
     await this.store.write(undefined, (tx) => {
-      const realm = createRealm(tx, { rep: { realm: MASTER, enabled: true, displayName: 'Keycloak', displayNameHtml: '<div class="kc-logo-text"><span>Keycloak</span></div>' }, keys });
+      const realm = createRealm(tx, { rep: { realm: MASTER, enabled: true, displayName: 'Keycloak', displayNameHtml: '<div class="kc-logo-text"><span>Keycloak</span></div>' }, keys, encKeys });
       const adminRole = repo.roleByName(tx, realm.id, '', 'admin')!;
       const user: UserEntity = {
         id: randomUUID(), realmId: realm.id, username: username.toLowerCase(), emailVerified: false, enabled: true, createdTimestamp: Date.now(),
@@ -113,6 +114,20 @@ export class IdentityService {
     return hashPassword(password, parsePasswordPolicy(realm?.passwordPolicy));
   }
 
+  /** The realm's key ring (key provider components), cached until the next write. */
+  keyRing(realm: RealmEntity): KeyRing {
+    return keyRing(this.store, realm, this.store.version);
+  }
+
+  /** A jose key resolver: the enabled RS256 key named by the token's kid. */
+  verifier(realm: RealmEntity): (header: JWSHeaderParameters) => Promise<CryptoKey | Uint8Array> {
+    return async (header) => {
+      const keys = this.keyRing(realm).byKid.get(header.kid ?? '');
+      if (!keys) throw new Error('unknown kid');
+      return verificationKey(keys);
+    };
+  }
+
   /** Verifies an access token of any realm: signature, expiry, type, live session and user. */
   async verifyAccessToken(token: string): Promise<VerifiedToken | null> {
     const now = Date.now();
@@ -123,6 +138,8 @@ export class IdentityService {
       const user = this.store.get<UserEntity>('users', hit.v.user.id);
       const realm = this.store.get<RealmEntity>('realms', hit.v.realm.id);
       if (!user || !user.enabled || !realm || (hit.v.claims.sid && !this.sessions.get(hit.v.claims.sid))) return null;
+      // The signing key may have been disabled or removed since.
+      if (!this.keyRing(realm).byKid.has(String(decodeProtectedHeader(token).kid))) return null;
       const v = { ...hit.v, user, realm };
       this.tokenCache.set(token, { v, until: hit.until, version: this.store.version });
       return v;
@@ -138,8 +155,7 @@ export class IdentityService {
     const realm = this.realm(decodeURIComponent(m[1]!));
     if (!realm) return null;
     try {
-      const key = await verificationKey(realm._keys);
-      ({ payload: claims } = await jwtVerify(token, key, { algorithms: ['RS256'] }));
+      ({ payload: claims } = await jwtVerify(token, this.verifier(realm), { algorithms: ['RS256'] }));
     } catch {
       return null;
     }

@@ -123,10 +123,16 @@ export function register(r: AdminRoutes): void {
   // ── keys, sessions ──
   r.realm('GET', '/keys', (ctx) => {
     ctx.auth.realm.requireView();
-    const k = ctx.realm._keys;
+    const ring = svc.keyRing(ctx.realm);
+    const active: Record<string, string> = {};
+    for (const k of ring.keys) if (k.status === 'ACTIVE' && !(k.algorithm in active)) active[k.algorithm] = k.kid;
+    if (!active.RS256) active.RS256 = ring.signing.kid;
     return ok({
-      active: { RS256: k.kid },
-      keys: [{ providerId: `${ctx.realm.id}-rsa`, providerPriority: 100, kid: k.kid, status: 'ACTIVE', type: 'RSA', algorithm: 'RS256', publicKey: k.publicKeyPem, certificate: k.certificate, use: 'SIG', validTo: undefined }],
+      active,
+      keys: ring.keys.map((k) => ({
+        providerId: k.component.id, providerPriority: k.priority, kid: k.kid, status: k.status, type: k.type, algorithm: k.algorithm,
+        ...(k.rsa ? { publicKey: k.rsa.publicKeyPem, certificate: k.rsa.certificate } : {}), use: k.use,
+      })),
     });
   });
   void publicJwks;

@@ -61,11 +61,11 @@ export function register(r: AdminRoutes): void {
     const policy = parsePasswordPolicy(rep.passwordPolicy);
     for (const u of rep.users ?? []) for (const c of u.credentials ?? []) if (c.value != null) checkPasswordPolicy(policy, c.value, { username: u.username ?? '', email: u.email ?? undefined });
     const creds = await hashImportedUsers(svc, rep.passwordPolicy, rep.users);
-    const keys = await generateRealmKeys();
+    const [keys, encKeys] = await Promise.all([generateRealmKeys(String(rep.realm)), generateRealmKeys(String(rep.realm))]);
     const isAdmin = callerRealmRoles(svc.store, ctx.caller.user).has('admin');
     const realm = await svc.store.write(
       { realmId: ctx.caller.realm.id, clientId: ctx.caller.client?.id ?? '', userId: ctx.caller.user.id, ipAddress: ctx.req.remoteAddress },
-      (tx) => createRealm(tx, { rep, keys, userCredentials: creds, creator: { userId: ctx.caller.user.id, isAdmin } }),
+      (tx) => createRealm(tx, { rep, keys, encKeys, userCredentials: creds, creator: { userId: ctx.caller.user.id, isAdmin } }),
     );
     return { status: 201, headers: { Location: `${ctx.req.baseUrl}/admin/realms/${encodeURIComponent(realm.realm)}` } };
   });

@@ -6,7 +6,7 @@ import { HttpError } from '../../http/types.js';
 import type { IdentityService } from '../service.js';
 import type { ClientEntity, RealmEntity, UserEntity } from '../store/entities.js';
 import * as repo from '../store/repo.js';
-import { publicJwks, verificationKey } from './keys.js';
+import { jwk } from './keys.js';
 import { issueTokens, resolveScopes, rolesInScope, userinfoClaims } from './tokens.js';
 
 const oauthError = (status: number, error: string, description?: string): HttpError =>
@@ -127,7 +127,7 @@ export function registerOidcRoutes(registry: RouteRegistry, svc: IdentityService
     if (!rt) throw oauthError(400, 'invalid_request', 'Missing form parameter: refresh_token');
     let claims;
     try {
-      ({ payload: claims } = await jwtVerify(rt, await verificationKey(realm._keys), { algorithms: ['RS256'] }));
+      ({ payload: claims } = await jwtVerify(rt, svc.verifier(realm), { algorithms: ['RS256'] }));
     } catch {
       svc.userEvent(realm, { type: 'REFRESH_TOKEN_ERROR', clientId: client.clientId, ipAddress: ip, error: 'invalid_token' });
       throw oauthError(400, 'invalid_grant', 'Invalid refresh token');
@@ -155,7 +155,7 @@ export function registerOidcRoutes(registry: RouteRegistry, svc: IdentityService
     if (!rt) throw oauthError(400, 'invalid_request', 'No refresh token');
     let claims;
     try {
-      ({ payload: claims } = await jwtVerify(rt, await verificationKey(realm._keys), { algorithms: ['RS256'] }));
+      ({ payload: claims } = await jwtVerify(rt, svc.verifier(realm), { algorithms: ['RS256'] }));
     } catch {
       throw oauthError(400, 'invalid_grant', 'Invalid refresh token');
     }
@@ -182,7 +182,12 @@ export function registerOidcRoutes(registry: RouteRegistry, svc: IdentityService
   registry.add('GET', '/realms/:realm/protocol/openid-connect/userinfo', userinfo);
   registry.add('POST', '/realms/:realm/protocol/openid-connect/userinfo', userinfo);
 
-  registry.add('GET', '/realms/:realm/protocol/openid-connect/certs', wrap((_req, realm) => json(200, publicJwks(realm._keys), { 'Cache-Control': 'no-cache' })));
+  registry.add('GET', '/realms/:realm/protocol/openid-connect/certs', wrap((_req, realm) => {
+    const ring = svc.keyRing(realm);
+    const keys = ring.keys.filter((k) => k.rsa && k.status !== 'DISABLED').map((k) => jwk(k.rsa!, k.algorithm, k.use === 'SIG' ? 'sig' : 'enc'));
+    if (!keys.some((k) => k.kid === ring.signing.kid)) keys.unshift(jwk(ring.signing, 'RS256', 'sig'));
+    return json(200, { keys }, { 'Cache-Control': 'no-cache' });
+  }));
 
   registry.add('GET', '/realms/:realm/.well-known/openid-configuration', wrap((req, realm) => {
     const iss = issuerOf(req, realm);
@@ -211,7 +216,7 @@ export function registerOidcRoutes(registry: RouteRegistry, svc: IdentityService
     const iss = issuerOf(req, realm);
     return json(200, {
       realm: realm.realm,
-      public_key: realm._keys.publicKeyPem,
+      public_key: svc.keyRing(realm).signing.publicKeyPem,
       'token-service': `${iss}/protocol/openid-connect`,
       'account-service': `${iss}/account`,
       'tokens-not-before': Number(realm.notBefore ?? 0),

@@ -6,6 +6,7 @@ import type { ClientEntity, ClientScopeEntity, ProtocolMapperEntity, RealmEntity
 import * as repo from '../store/repo.js';
 import type { Reader } from '../store/repo.js';
 import { signingKey } from './keys.js';
+import { keyRing } from '../model/component.js';
 import type { UserSession } from './sessions.js';
 
 export interface ScopeSet {
@@ -178,9 +179,10 @@ export function mappersFor(client: ClientEntity, scopes: ClientScopeEntity[]): P
   return [...scopes.flatMap((s) => s.protocolMappers), ...client.protocolMappers];
 }
 
-export async function sign(realm: RealmEntity, claims: Claims, typ = 'JWT'): Promise<string> {
-  const key = await signingKey(realm._keys);
-  return new SignJWT(claims).setProtectedHeader({ alg: 'RS256', typ, kid: realm._keys.kid }).sign(key);
+export async function sign(r: Reader, realm: RealmEntity, claims: Claims, typ = 'JWT'): Promise<string> {
+  const keys = keyRing(r, realm, (r as { version?: number }).version).signing;
+  const key = await signingKey(keys);
+  return new SignJWT(claims).setProtectedHeader({ alg: 'RS256', typ, kid: keys.kid }).sign(key);
 }
 
 export interface TokenResponse {
@@ -222,9 +224,8 @@ export async function issueTokens(r: Reader, input: IssueInput): Promise<TokenRe
     access.acr = '1';
     applyMappers(access, mappers, 'access', input);
   }
-  void r;
   const out: TokenResponse = {
-    access_token: await sign(realm, access),
+    access_token: await sign(r, realm, access),
     expires_in: lifespan,
     refresh_expires_in: 0,
     token_type: 'Bearer',
@@ -236,7 +237,7 @@ export async function issueTokens(r: Reader, input: IssueInput): Promise<TokenRe
     const max = Number(realm.ssoSessionMaxLifespan ?? 36000);
     const exp = scopes.offline ? now + idle : Math.min(now + idle, Math.floor(session.start / 1000) + max);
     out.refresh_expires_in = scopes.offline ? 0 : exp - now;
-    out.refresh_token = await sign(realm, {
+    out.refresh_token = await sign(r, realm, {
       exp: scopes.offline ? undefined : exp,
       iat: now,
       jti: randomUUID(),
@@ -253,7 +254,7 @@ export async function issueTokens(r: Reader, input: IssueInput): Promise<TokenRe
   if (scopes.openid) {
     const id: Claims = { exp: now + lifespan, iat: now, jti: randomUUID(), iss: issuer, aud: client.clientId, sub: user.id, typ: 'ID', azp: client.clientId, sid: session.id, acr: '1' };
     applyMappers(id, mappers, 'id', input);
-    out.id_token = await sign(realm, id);
+    out.id_token = await sign(r, realm, id);
   }
   return out;
 }

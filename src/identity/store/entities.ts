@@ -177,3 +177,17 @@ export interface GroupEntity {
   description?: string;
   attributes: Record<string, string[]>;
 }
+
+export interface ComponentEntity {
+  id: string;
+  realmId: string;
+  name: string;
+  providerId: string;
+  providerType: string;
+  parentId: string;
+  subType?: string;
+  config: Record<string, string[]>;
+  /** Key material of key providers (RSA key pair, or a symmetric secret): never returned. */
+  _keys?: RealmKeys;
+  _secret?: { kid: string; value: string };
+}
