@@ -12,6 +12,7 @@ import { LimitOperator } from './operators/limit.js';
 import type { Operator, PageSink } from './operators/operator.js';
 import { OrderByOperator } from './operators/order-by.js';
 import { HashJoinOperator } from './operators/hash-join.js';
+import { WindowOperator } from './operators/window.js';
 import type { JoinTable } from './join-table.js';
 import type { FragmentSpec, OperatorSpec } from './specs.js';
 
@@ -30,6 +31,8 @@ export function operatorOutputTypes(spec: OperatorSpec, input: readonly SqlType[
       return [...input];
     case 'hashJoin':
       return spec.joinType === 'semi' || spec.joinType === 'anti' ? [...input] : [...input, ...spec.buildTypes];
+    case 'window':
+      return [...input, ...spec.functions.map((f) => f.type)];
   }
 }
 
@@ -107,6 +110,8 @@ function createOperator(id: number, spec: OperatorSpec, input: readonly SqlType[
       return new OrderByOperator(id, spec.keys, spec.limit, input, next);
     case 'limit':
       return new LimitOperator(id, spec.count, spec.offset, next);
+    case 'window':
+      return new WindowOperator(id, spec.functions, input, next);
   }
 }
 

@@ -17,6 +17,26 @@ export interface AggregateSpec {
   readonly type: SqlType;
 }
 
+/** A frame bound: UNBOUNDED PRECEDING/FOLLOWING, CURRENT ROW, or an offset in rows. */
+export interface FrameBound {
+  readonly kind: 'unboundedPreceding' | 'preceding' | 'currentRow' | 'following' | 'unboundedFollowing';
+  readonly offset: number;
+}
+
+export interface WindowFunctionSpec {
+  readonly name: string;
+  /** Input columns of the arguments. */
+  readonly args: readonly number[];
+  readonly argType: SqlType | null;
+  readonly partitionBy: readonly number[];
+  readonly orderBy: readonly SortKey[];
+  /** ROWS frames count rows; RANGE frames (CURRENT ROW bounds only) include peers. */
+  readonly frame: { readonly unit: 'rows' | 'range'; readonly start: FrameBound; readonly end: FrameBound };
+  /** Constant parameters: lag/lead offset and default, ntile buckets, nth_value position. */
+  readonly params: readonly (number | string | boolean | null)[];
+  readonly type: SqlType;
+}
+
 export type OperatorSpec =
   | { readonly op: 'filterProject'; readonly filter: Expr | null; readonly projections: readonly Expr[] }
   | {
@@ -28,6 +48,8 @@ export type OperatorSpec =
     }
   | { readonly op: 'orderBy'; readonly keys: readonly SortKey[]; readonly limit: number | null }
   | { readonly op: 'limit'; readonly count: number | null; readonly offset: number }
+  /** Appends one column per window function; sees all its input first. */
+  | { readonly op: 'window'; readonly functions: readonly WindowFunctionSpec[] }
   | {
       readonly op: 'hashJoin';
       /** Which build (JoinTable) of the stage this probes. */
@@ -70,10 +92,12 @@ export function operatorTypeName(spec: OperatorSpec): string {
       return 'LimitOperator';
     case 'hashJoin':
       return 'LookupJoinOperator';
+    case 'window':
+      return 'WindowOperator';
   }
 }
 
 /** True when the operator must see all its input before producing output. */
 export function isBlocking(spec: OperatorSpec): boolean {
-  return spec.op === 'aggregate' || spec.op === 'orderBy';
+  return spec.op === 'aggregate' || spec.op === 'orderBy' || spec.op === 'window';
 }

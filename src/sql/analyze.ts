@@ -10,6 +10,8 @@ import type { AstNode } from './ast.js';
 import {
   AGGREGATE_BASE,
   SUBQUERY_BASE,
+  WINDOW_BASE,
+  aggregateSignature,
   bindExpr,
   coerce,
   columnParts,
@@ -21,9 +23,13 @@ import {
   type AnalysisContext,
   type BindContext,
   type SubqueryCollector,
+  type WindowCollector,
 } from './bind.js';
+import type { FrameBound, WindowFunctionSpec } from '../exec/specs.js';
+import { DOUBLE } from '../data/types.js';
 import { andAll, children, exprKey, hasOuterRef, mapChildren, remapColumns, type Expr } from './ir.js';
 import { joinPlans, planJoinGroup, type Relation } from './join-planner.js';
+import { evaluateConstant } from '../exec/compile/constant.js';
 import { locateName } from './parse.js';
 import type { AggregateCall, Field, PlanNode, SortKey } from './plan.js';
 import { Scope, type ScopeField } from './scope.js';
@@ -80,7 +86,31 @@ function aliasWithColumns(raw: unknown): { alias: string | undefined; columns: s
   return { alias: m[1].replace(/^"|"$/gu, '').toLowerCase(), columns: m[2].split(',').map((c) => c.trim().replace(/^"|"$/gu, '').toLowerCase()) };
 }
 
+function analyzeValues(values: AstNode, item: AstNode, ctx: AnalysisContext): { plan: PlanNode; fields: ScopeField[] } {
+  const { alias, columns } = aliasWithColumns(item.as);
+  const empty: BindContext = { scope: new Scope([]), ctx, aggregates: null, subqueries: null };
+  const rows = (values.values as AstNode[]).map((r) => (r.type === 'expr_list' ? (r.value as AstNode[]) : [r]).map((e) => bindExpr(e, empty)));
+  const width = rows[0]?.length ?? 0;
+  if (rows.some((r) => r.length !== width)) throw new EngineError('TYPE_MISMATCH', 'Values rows have mismatched sizes', loc(values) ?? locateName(ctx.sql, ['values']));
+  const types = Array.from({ length: width }, (_, c) => {
+    let t: SqlType | undefined = rows[0][c].type;
+    for (const r of rows) t = t && commonSuperType(t, r[c].type);
+    if (!t) throw new EngineError('TYPE_MISMATCH', `Values rows have mismatched types in column ${c + 1}`, loc(values) ?? locateName(ctx.sql, ['values']));
+    return t;
+  });
+  if (columns && columns.length !== width) throw new EngineError('GENERIC_USER_ERROR', `Column alias list has ${columns.length} entries but VALUES has ${width} columns`, loc(item));
+  const literalRows = rows.map((r) =>
+    r.map((e, c) => {
+      if (hasOuterRef(e) || maxColumn(e) >= 0) throw new EngineError('NOT_SUPPORTED', 'VALUES rows must be constant expressions', loc(values));
+      return { kind: 'literal', value: evaluateConstant(coerce(e, types[c])), type: types[c] } as Expr;
+    }),
+  );
+  const fields = types.map((t, c) => ({ name: columns?.[c] ?? `_col${c}`, type: t }));
+  return { plan: { kind: 'values', rows: literalRows, fields }, fields: fields.map((f) => ({ ...f, relation: alias })) };
+}
+
 function analyzeRelation(item: AstNode, ctx: AnalysisContext): { plan: PlanNode; fields: ScopeField[]; primaryKey?: number[] } {
+  if (item.expr?.type === 'values') return analyzeValues(item.expr, item, ctx);
   const derived = subqueryAst(item.expr);
   if (derived) {
     const { alias, columns } = aliasWithColumns(item.as);
@@ -351,17 +381,155 @@ function hasAggregateAst(node: unknown): boolean {
   if (!node || typeof node !== 'object') return false;
   const n = node as AstNode;
   if (n.ast) return false; // aggregates inside subqueries belong to them
-  if (n.type === 'aggr_func') return true;
-  if (n.type === 'function' && ['count', 'sum', 'avg', 'min', 'max', 'bool_and', 'bool_or', 'every', 'arbitrary', 'any_value'].includes(String(n.name?.name?.[0]?.value ?? '').toLowerCase()) && !n.over) return true;
+  if (n.type === 'aggr_func' && !n.over) return true;
+  if (n.type === 'function' && !n.over && ['count', 'sum', 'avg', 'min', 'max', 'bool_and', 'bool_or', 'every', 'arbitrary', 'any_value'].includes(String(n.name?.name?.[0]?.value ?? '').toLowerCase())) return true;
   return Object.values(n).some((v) => (Array.isArray(v) ? v.some(hasAggregateAst) : hasAggregateAst(v)));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Window functions
+
+interface WindowCall {
+  readonly name: string;
+  readonly args: Expr[];
+  readonly partition: Expr[];
+  readonly order: { expr: Expr; ascending: boolean; nullsFirst: boolean }[];
+  readonly frame: WindowFunctionSpec['frame'];
+  readonly params: (number | string | boolean | null)[];
+  readonly argType: SqlType | null;
+  readonly type: SqlType;
+}
+
+const RANKING = new Set(['row_number', 'rank', 'dense_rank', 'percent_rank', 'cume_dist', 'ntile']);
+const VALUE_FUNCTIONS = new Set(['lag', 'lead', 'first_value', 'last_value', 'nth_value']);
+
+function parseBound(node: AstNode | undefined, ctx: AnalysisContext): FrameBound {
+  const text = String(node?.value ?? '').trim().toUpperCase();
+  if (text === 'UNBOUNDED PRECEDING') return { kind: 'unboundedPreceding', offset: 0 };
+  if (text === 'UNBOUNDED FOLLOWING') return { kind: 'unboundedFollowing', offset: 0 };
+  if (text === 'CURRENT ROW') return { kind: 'currentRow', offset: 0 };
+  const m = /^(\d+)\s+(PRECEDING|FOLLOWING)$/u.exec(text);
+  if (m) return { kind: m[2] === 'PRECEDING' ? 'preceding' : 'following', offset: Number(m[1]) };
+  throw new EngineError('NOT_SUPPORTED', `Window frame bound '${text}' is not supported`, loc(node) ?? locateName(ctx.sql, ['over']));
+}
+
+class WindowCalls implements WindowCollector {
+  readonly calls: WindowCall[] = [];
+
+  window(node: AstNode, bc: BindContext): Expr {
+    const ctx = bc.ctx;
+    const spec = node.over?.as_window_specification?.window_specification;
+    if (!spec) throw new EngineError('NOT_SUPPORTED', 'Named windows are not supported yet', loc(node) ?? locateName(ctx.sql, ['over']));
+    const inner: BindContext = { ...bc, windows: null };
+    const rawName = node.type === 'function' ? String(node.name?.name?.[0]?.value ?? '') : String(node.name ?? '');
+    const name = rawName.toLowerCase();
+    const argNodes: AstNode[] = node.type === 'aggr_func' ? (node.args?.expr && node.args.expr.type !== 'star' ? [node.args.expr] : []) : (node.args?.value ?? []);
+    if (node.type === 'aggr_func' && String(node.args?.distinct ?? '').toUpperCase() === 'DISTINCT') {
+      throw new EngineError('NOT_SUPPORTED', 'DISTINCT in window aggregates is not supported', loc(node) ?? locateName(ctx.sql, [name]));
+    }
+    const constant = (n: AstNode | undefined): number | string | boolean | null => {
+      if (!n) return null;
+      const e = bindExpr(n, { ...inner, aggregates: null });
+      if (e.kind !== 'literal') throw new EngineError('NOT_SUPPORTED', `${name}() needs a constant here`, loc(n) ?? locateName(ctx.sql, [name]));
+      return e.value;
+    };
+    let args: Expr[] = [];
+    let params: (number | string | boolean | null)[] = [];
+    let type: SqlType;
+    let fnName = name;
+    if (RANKING.has(name)) {
+      type = name === 'percent_rank' || name === 'cume_dist' ? DOUBLE : BIGINT;
+      if (name === 'ntile') {
+        const buckets = constant(argNodes[0]);
+        if (typeof buckets !== 'number' || buckets < 1) throw new EngineError('INVALID_FUNCTION_ARGUMENT', 'Buckets must be greater than 0', loc(node));
+        params = [buckets];
+      }
+    } else if (VALUE_FUNCTIONS.has(name)) {
+      if (argNodes.length === 0) throw new EngineError('FUNCTION_NOT_FOUND', `${name}() needs an argument`, loc(node));
+      const x = bindExpr(argNodes[0], inner);
+      args = [x];
+      type = x.type;
+      if (name === 'lag' || name === 'lead') {
+        const offset = argNodes[1] ? constant(argNodes[1]) : 1;
+        const dflt = argNodes[2] ? constant(argNodes[2]) : null;
+        params = [offset, dflt];
+      } else if (name === 'nth_value') params = [constant(argNodes[1])];
+    } else if (['count', 'sum', 'avg', 'min', 'max'].includes(name)) {
+      if (argNodes.length === 0) {
+        if (name !== 'count') throw new EngineError('FUNCTION_NOT_FOUND', `${name}(*) is not a valid window function`, loc(node));
+        fnName = 'count_star';
+        type = BIGINT;
+      } else {
+        const x = bindExpr(argNodes[0], inner);
+        args = [x];
+        type = aggregateSignature(name, x, node, ctx).type;
+      }
+    } else throw new EngineError('FUNCTION_NOT_FOUND', `Window function '${name}' not registered`, loc(node) ?? locateName(ctx.sql, [name]));
+    const partition = ((spec.partitionby ?? []) as AstNode[]).map((p) => bindExpr(p.expr ?? p, inner));
+    const order = ((spec.orderby ?? []) as AstNode[]).map((o) => ({
+      expr: bindExpr(o.expr, inner),
+      ascending: String(o.type ?? 'ASC').toUpperCase() !== 'DESC',
+      nullsFirst: String(o.nulls ?? '').toLowerCase().includes('first'),
+    }));
+    let frame: WindowFunctionSpec['frame'] =
+      order.length > 0
+        ? { unit: 'range', start: { kind: 'unboundedPreceding', offset: 0 }, end: { kind: 'currentRow', offset: 0 } }
+        : { unit: 'rows', start: { kind: 'unboundedPreceding', offset: 0 }, end: { kind: 'unboundedFollowing', offset: 0 } };
+    const fc = spec.window_frame_clause as AstNode | null;
+    if (fc) {
+      if (fc.type === 'binary_expr' && String(fc.operator).toUpperCase() === 'BETWEEN') {
+        const unit = String(fc.left?.value ?? '').toLowerCase();
+        if (unit !== 'rows' && unit !== 'range') throw new EngineError('NOT_SUPPORTED', `Window frame unit ${unit} is not supported`, loc(fc));
+        frame = { unit, start: parseBound(fc.right.value[0], ctx), end: parseBound(fc.right.value[1], ctx) };
+      } else {
+        const unit = String(fc.type ?? '').toLowerCase();
+        if (unit !== 'rows' && unit !== 'range') throw new EngineError('NOT_SUPPORTED', 'This window frame is not supported', loc(fc));
+        frame = { unit, start: parseBound(fc.expr, ctx), end: { kind: 'currentRow', offset: 0 } };
+      }
+      if (frame.unit === 'range' && (frame.start.kind === 'preceding' || frame.start.kind === 'following' || frame.end.kind === 'preceding' || frame.end.kind === 'following')) {
+        throw new EngineError('NOT_SUPPORTED', 'RANGE frames with offsets are not supported', loc(fc));
+      }
+    }
+    const k = this.calls.length;
+    this.calls.push({ name: fnName, args, partition, order, frame, params, argType: args[0]?.type ?? null, type });
+    return col(WINDOW_BASE + k, type);
+  }
+
+  /** Appends the window node: inputs are `resolve`d expressions over the current plan. */
+  apply(plan: PlanNode, resolve: (e: Expr) => Expr): { plan: PlanNode; base: number } {
+    const inputs: Expr[] = identityExprs(plan.fields);
+    const index = new Map<string, number>();
+    const slot = (e: Expr): number => {
+      const r = resolve(e);
+      const key = exprKey(r);
+      let i = index.get(key);
+      if (i === undefined) {
+        i = inputs.length;
+        inputs.push(r);
+        index.set(key, i);
+      }
+      return i;
+    };
+    const functions: WindowFunctionSpec[] = this.calls.map((c) => ({
+      name: c.name,
+      args: c.args.map(slot),
+      argType: c.argType,
+      partitionBy: c.partition.map(slot),
+      orderBy: c.order.map((o) => ({ index: slot(o.expr), ascending: o.ascending, nullsFirst: o.nullsFirst })),
+      frame: c.frame,
+      params: c.params,
+      type: c.type,
+    }));
+    const pre = project(plan, inputs);
+    const base = pre.fields.length;
+    return { plan: { kind: 'window', input: pre, functions, fields: [...pre.fields, ...functions.map((f, i) => ({ name: `$window${i}`, type: f.type }))] }, base };
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
 // SELECT
 
-function analyzeSelect(ast: AstNode, outerCtx: AnalysisContext, outer: Scope | undefined, mode: Mode): SelectResult {
-  if (ast._next || ast.set_op) throw new EngineError('NOT_SUPPORTED', 'UNION, INTERSECT and EXCEPT are not supported yet', loc(ast) ?? locateName(outerCtx.sql, [String(ast.set_op ?? 'union').split(' ')[0]]));
-  if (ast.window) throw new EngineError('NOT_SUPPORTED', 'Window functions are not supported yet', loc(ast));
+function withCtes(ast: AstNode, outerCtx: AnalysisContext): AnalysisContext {
   let ctx = outerCtx;
   if (ast.with) {
     const ctes = new Map(ctx.ctes ?? []);
@@ -373,6 +541,13 @@ function analyzeSelect(ast: AstNode, outerCtx: AnalysisContext, outer: Scope | u
     }
     ctx = { ...ctx, ctes };
   }
+  return ctx;
+}
+
+function analyzeSelect(ast: AstNode, outerCtx: AnalysisContext, outer: Scope | undefined, mode: Mode): SelectResult {
+  const ctx = withCtes(ast, outerCtx);
+  if (ast._next) return analyzeSetOperation(ast, ctx, outer, mode);
+  if (ast.window) throw new EngineError('NOT_SUPPORTED', 'Named windows (WINDOW clause) are not supported yet', loc(ast) ?? locateName(ctx.sql, ['window']));
 
   // FROM
   const from: FromResult = !ast.from || ast.from.length === 0 ? { scope: new Scope([], outer), relations: [], conditions: [] } : analyzeFrom(ast.from, ctx, outer);
@@ -438,7 +613,8 @@ function analyzeSelect(ast: AstNode, outerCtx: AnalysisContext, outer: Scope | u
 
   // SELECT items (expanding *)
   const aggregates: AggregateCollector = { calls: [] };
-  const itemBc: BindContext = { scope, ctx, aggregates, subqueries: isAggregation ? postSubqueries : preSubqueries };
+  const windows = new WindowCalls();
+  const itemBc: BindContext = { scope, ctx, aggregates, subqueries: isAggregation ? postSubqueries : preSubqueries, windows };
   const items: { ast: AstNode | null; expr?: Expr; name: string; alias: boolean }[] = [];
   for (const c of ast.columns as AstNode[]) {
     const e = c.expr as AstNode;
@@ -453,7 +629,7 @@ function analyzeSelect(ast: AstNode, outerCtx: AnalysisContext, outer: Scope | u
     }
   }
   for (const item of items) if (item.ast) item.expr = bindExpr(item.ast, itemBc);
-  const havingExpr = ast.having ? bindExpr(ast.having, itemBc) : null;
+  const havingExpr = ast.having ? bindExpr(ast.having, { ...itemBc, windows: null }) : null;
   if (havingExpr) requireBoolean(havingExpr, 'HAVING clause', ast.having, ctx);
   const selectExprs = items.map((i) => i.expr as Expr);
   const orderBy = mode === 'query' ? ((ast.orderby ?? []) as AstNode[]).map((o) => bindOrderKey(o, items, itemBc)) : [];
@@ -528,6 +704,14 @@ function analyzeSelect(ast: AstNode, outerCtx: AnalysisContext, outer: Scope | u
 
   if (havingExpr) plan = { kind: 'filter', input: plan, predicate: post(havingExpr, ast.having), fields: plan.fields };
 
+  // Window functions run after grouping and HAVING, before the projection.
+  if (windows.calls.length > 0) {
+    const beforeWindows = post;
+    const applied = windows.apply(plan, (e) => beforeWindows(e, null));
+    plan = applied.plan;
+    post = (e, node) => remapColumns(beforeWindows(e, node), (i) => (i >= WINDOW_BASE && i < AGGREGATE_BASE ? applied.base + (i - WINDOW_BASE) : i));
+  }
+
   // Projection: select items, correlation keys (subqueries), then hidden ORDER BY expressions.
   const projected = items.map((item) => post(item.expr as Expr, item.ast));
   const names = items.map((i) => i.name);
@@ -561,6 +745,115 @@ function analyzeSelect(ast: AstNode, outerCtx: AnalysisContext, outer: Scope | u
 
   const correlation = outer && innerKeys.length > 0 ? { outerKeys, residual: null } : undefined;
   return { plan, names: [...names, ...keyOutputs.map((_, i) => `$key${i}`)], correlation };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Set operations
+
+function castTo(plan: PlanNode, types: readonly SqlType[]): PlanNode {
+  if (plan.fields.every((f, i) => f.type.id === types[i].id && f.type.precision === types[i].precision && f.type.scale === types[i].scale)) return plan;
+  return project(plan, plan.fields.map((f, i) => coerce(col(i, f.type), types[i])));
+}
+
+function setOperation(op: string, a: PlanNode, b: PlanNode, ctx: AnalysisContext, node: AstNode): PlanNode {
+  if (a.fields.length !== b.fields.length) {
+    throw new EngineError('TYPE_MISMATCH', `${op.toUpperCase()} query has different number of fields: ${a.fields.length}, ${b.fields.length}`, loc(node) ?? locateName(ctx.sql, [op.split(' ')[0]]));
+  }
+  const types = a.fields.map((f, i) => {
+    const t = commonSuperType(f.type, b.fields[i].type);
+    if (!t) throw new EngineError('TYPE_MISMATCH', `column ${i + 1} in ${op.toUpperCase()} query has incompatible types: ${typeDisplayName(f.type)}, ${typeDisplayName(b.fields[i].type)}`, loc(node) ?? locateName(ctx.sql, [op.split(' ')[0]]));
+    return t;
+  });
+  const left = castTo(a, types);
+  const right = castTo(b, types);
+  const fields = left.fields;
+  const flat = (p: PlanNode): readonly PlanNode[] => (p.kind === 'union' ? p.inputs : [p]);
+  const all: PlanNode = { kind: 'union', inputs: [...flat(left), ...flat(right)], fields };
+  const distinctAll = (p: PlanNode): PlanNode => ({ kind: 'aggregate', input: p, groupBy: p.fields.map((_, i) => i), aggregates: [], fields: p.fields });
+  switch (op) {
+    case 'union all':
+      return all;
+    case 'union':
+    case 'union distinct':
+      return distinctAll(all);
+    case 'intersect':
+    case 'intersect distinct':
+    case 'except':
+    case 'except distinct': {
+      // Tag each side, group by every column (NULLs group together, as set operations require)
+      // and keep groups seen on the left and (intersect) or not (except) on the right.
+      const width = fields.length;
+      const tag = (p: PlanNode, isLeft: boolean): PlanNode =>
+        project(p, [...identityExprs(p.fields), { kind: 'literal', value: isLeft, type: BOOLEAN }, { kind: 'literal', value: !isLeft, type: BOOLEAN }], [...p.fields.map((f) => f.name), '$left', '$right']);
+      const tagged: PlanNode = { kind: 'union', inputs: [tag(left, true), tag(right, false)], fields: tag(left, true).fields };
+      const count = (filter: number): AggregateCall => ({ name: 'count_star', args: [], argType: null, distinct: false, filter, type: BIGINT });
+      const agg: PlanNode = {
+        kind: 'aggregate',
+        input: tagged,
+        groupBy: fields.map((_, i) => i),
+        aggregates: [count(width), count(width + 1)],
+        fields: [...fields, { name: '$l', type: BIGINT }, { name: '$r', type: BIGINT }],
+      };
+      const zero: Expr = { kind: 'literal', value: 0, type: BIGINT };
+      const rightTest: Expr = { kind: 'call', name: op.startsWith('intersect') ? '$gt' : '$eq', args: [col(width + 1, BIGINT), zero], type: BOOLEAN };
+      const predicate: Expr = { kind: 'and', args: [{ kind: 'call', name: '$gt', args: [col(width, BIGINT), zero], type: BOOLEAN }, rightTest], type: BOOLEAN };
+      const filtered: PlanNode = { kind: 'filter', input: agg, predicate, fields: agg.fields };
+      return project(filtered, identityExprs(fields), fields.map((f) => f.name));
+    }
+    default:
+      throw new EngineError('NOT_SUPPORTED', `${op.toUpperCase()} is not supported`, loc(node) ?? locateName(ctx.sql, [op.split(' ')[0]]));
+  }
+}
+
+function analyzeSetOperation(ast: AstNode, ctx: AnalysisContext, outer: Scope | undefined, mode: Mode): SelectResult {
+  const branches: AstNode[] = [];
+  const ops: string[] = [];
+  for (let node: AstNode | undefined = ast; node; node = node._next) {
+    branches.push(node);
+    if (node._next) ops.push(String(node.set_op ?? 'union').toLowerCase().replace(/\s+/gu, ' '));
+  }
+  // ORDER BY and LIMIT written after the last branch apply to the whole set operation.
+  const last = branches[branches.length - 1];
+  const orderby = last.orderby as AstNode[] | null;
+  const limitAst = last.limit;
+  const results = branches.map((b, i) =>
+    analyzeSelect({ ...b, _next: undefined, set_op: undefined, with: i === 0 ? null : b.with, ...(i === branches.length - 1 ? { orderby: null, limit: { seperator: '', value: [] } } : {}) }, ctx, outer, 'query'),
+  );
+  const names = results[0].names;
+  // INTERSECT binds tighter than UNION and EXCEPT.
+  let plans = results.map((r) => r.plan);
+  let pending = [...ops];
+  for (let i = 0; i < pending.length; ) {
+    if (pending[i].startsWith('intersect')) {
+      plans.splice(i, 2, setOperation(pending[i], plans[i], plans[i + 1], ctx, ast));
+      pending.splice(i, 1);
+    } else i++;
+  }
+  let plan = plans[0];
+  for (let i = 0; i < pending.length; i++) plan = setOperation(pending[i], plan, plans[i + 1], ctx, ast);
+  plans = [];
+  pending = [];
+  plan = project(plan, identityExprs(plan.fields), names);
+  if (orderby && orderby.length) {
+    const keys: SortKey[] = orderby.map((o) => {
+      const ascending = String(o.type ?? 'ASC').toUpperCase() !== 'DESC';
+      const nullsFirst = String(o.nulls ?? '').toLowerCase().includes('first');
+      const e = o.expr as AstNode;
+      let index = -1;
+      if (e.type === 'number' && typeof e.value === 'number') index = e.value - 1;
+      else if (e.type === 'column_ref' && typeof e.column !== 'string') {
+        const name = identifierValue(e.column).toLowerCase();
+        index = names.findIndex((n) => n.toLowerCase() === name);
+      }
+      if (index < 0 || index >= names.length) throw new EngineError('NOT_SUPPORTED', 'ORDER BY on a set operation must name an output column or position', loc(e) ?? locateName(ctx.sql, ['order']));
+      return { index, ascending, nullsFirst };
+    });
+    plan = { kind: 'sort', input: plan, keys, fields: plan.fields };
+  }
+  const { count, offset } = limitOf({ limit: limitAst }, ctx);
+  if (count !== null || offset > 0) plan = { kind: 'limit', input: plan, count, offset, fields: plan.fields };
+  if (mode !== 'query' && mode !== 'scalar' && mode !== 'in') throw new EngineError('NOT_SUPPORTED', 'Set operations in EXISTS subqueries are not supported', loc(ast));
+  return { plan, names };
 }
 
 function maxColumn(e: Expr): number {
@@ -664,7 +957,7 @@ function rewritePostAggregate(e: Expr, groupKeys: Map<string, number>, groupCoun
   const g = groupKeys.get(exprKey(e));
   if (g !== undefined) return { kind: 'column', index: g, type: e.type };
   if (e.kind === 'column') {
-    if (e.index >= SUBQUERY_BASE) return e;
+    if (e.index >= SUBQUERY_BASE || (e.index >= WINDOW_BASE && e.index < AGGREGATE_BASE)) return e;
     if (e.index >= AGGREGATE_BASE) return { kind: 'column', index: groupCount + (e.index - AGGREGATE_BASE), type: e.type };
     const name = findColumnName(node);
     throw new EngineError(

@@ -55,11 +55,25 @@ export interface SubqueryCollector {
   scalar(node: AstNode, scope: Scope): Expr;
 }
 
+/** Receives window function calls; returns the placeholder that stands for the result. */
+export interface WindowCollector {
+  window(node: AstNode, bc: BindContext): Expr;
+}
+
 export interface BindContext {
   readonly scope: Scope;
   readonly ctx: AnalysisContext;
   readonly aggregates: AggregateCollector | null;
   readonly subqueries: SubqueryCollector | null;
+  readonly windows?: WindowCollector | null;
+}
+
+/** Placeholder column indices at and above this (below AGGREGATE_BASE) stand for window results. */
+export const WINDOW_BASE = 1 << 27;
+
+function windowCall(node: AstNode, bc: BindContext): Expr {
+  if (!bc.windows) throw new EngineError('NOT_SUPPORTED', 'Window functions are not allowed here (only in SELECT and ORDER BY)', loc(node) ?? locateName(bc.ctx.sql, ['over']));
+  return bc.windows.window(node, bc);
 }
 
 /** Placeholder column indices at and above this stand for aggregate results (see analyze.ts). */
@@ -212,9 +226,13 @@ export function bindExpr(node: AstNode, bc: BindContext): Expr {
       const source = castType ? { type: castType, value: node.args.source?.value } : node.args.source;
       return call(fn, [bind(source)], node, ctx);
     }
+    case 'window_func':
+      return windowCall(node, bc);
     case 'function':
+      if (node.over) return windowCall(node, bc);
       return bindFunction(node, bc);
     case 'aggr_func':
+      if (node.over) return windowCall(node, bc);
       return bindAggregate(node, bc);
     case 'expr_list':
       if (Array.isArray(node.value) && node.value.length === 1) return bind(node.value[0]);
@@ -467,7 +485,6 @@ function bindFunction(node: AstNode, bc: BindContext): Expr {
   const { ctx } = bc;
   const name = functionName(node);
   const argNodes: AstNode[] = node.args?.value ?? (node.args?.expr ? [node.args.expr] : []);
-  if (node.over) throw new EngineError('NOT_SUPPORTED', 'Window functions are not supported yet', loc(node));
   if (AGGREGATE_NAMES.has(name)) return bindAggregate({ ...node, type: 'aggr_func', name, args: { expr: argNodes[0] ?? { type: 'star' } } }, bc);
   if (name === 'exists') throw new EngineError('NOT_SUPPORTED', 'EXISTS is supported only as a WHERE conjunct', loc(node) ?? locateName(ctx.sql, ['exists']));
   if ((name === 'current_date' || name === 'current_timestamp' || name === 'now' || name === 'localtimestamp') && argNodes.length === 0) {
@@ -510,7 +527,6 @@ function bindAggregate(node: AstNode, bc: BindContext): Expr {
   const { ctx, aggregates } = bc;
   const name = (typeof node.name === 'string' ? node.name : functionName(node)).toLowerCase();
   if (!aggregates) throw new EngineError('EXPRESSION_NOT_AGGREGATE', `Aggregate functions are not allowed here: ${name}(...)`, loc(node) ?? locateName(ctx.sql, [name]));
-  if (node.over) throw new EngineError('NOT_SUPPORTED', 'Window functions are not supported yet', loc(node));
   const argNode = node.args?.expr as AstNode | undefined;
   const distinct = String(node.args?.distinct ?? '').toUpperCase() === 'DISTINCT';
   const inner = (n: AstNode): Expr => bindExpr(n, { ...bc, aggregates: null });
@@ -536,7 +552,7 @@ function bindAggregate(node: AstNode, bc: BindContext): Expr {
   return { kind: 'column', index: AGGREGATE_BASE + k, type: call.type };
 }
 
-function aggregateSignature(name: string, arg: Expr, node: AstNode, ctx: AnalysisContext): { name: AggregateName; type: SqlType } {
+export function aggregateSignature(name: string, arg: Expr, node: AstNode, ctx: AnalysisContext): { name: AggregateName; type: SqlType } {
   const t = arg.type;
   const mismatch = (): never => {
     throw new EngineError('TYPE_MISMATCH', `Unexpected parameters (${typeDisplayName(t)}) for function ${name}`, loc(node) ?? locateName(ctx.sql, [name]));

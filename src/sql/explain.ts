@@ -45,6 +45,10 @@ function describeNode(node: PlanNode): string {
   switch (node.kind) {
     case 'output':
       return `Output[columnNames = [${node.names.join(', ')}]]`;
+    case 'union':
+      return `Union[inputs = ${node.inputs.length}]`;
+    case 'window':
+      return `Window[functions = [${node.functions.map((f) => `${f.name}(${f.args.map((a) => `#${a}`).join(', ')})`).join(', ')}]]`;
     case 'scan':
       return `TableScan[table = ${node.table.catalog}.${node.table.schema}.${node.table.name}]`;
     case 'values':
@@ -86,6 +90,8 @@ function describeOperator(op: OperatorSpec): string {
       return `${operatorTypeName(op)}[${op.limit !== null ? `count = ${op.limit}, ` : ''}orderBy = [${op.keys.map((k) => `#${k.index} ${k.ascending ? 'ASC' : 'DESC'}`).join(', ')}]]`;
     case 'limit':
       return `${operatorTypeName(op)}[count = ${op.count ?? 'ALL'}, offset = ${op.offset}]`;
+    case 'window':
+      return `${operatorTypeName(op)}[functions = [${op.functions.map((f) => `${f.name}(${f.args.map((a) => `#${a}`).join(', ')})`).join(', ')}]]`;
     case 'hashJoin':
       return `${operatorTypeName(op)}[type = ${op.joinType.toUpperCase()}, build = ${op.joinId}, probeKeys = [${op.probeKeys.map((k) => `#${k}`).join(', ')}]${op.filter ? `, filter = ${formatExpr(op.filter)}` : ''}]`;
   }

@@ -169,6 +169,21 @@ class Fragmenter {
         this.push(q, { op: 'limit', count: node.count, offset: node.offset });
         return q;
       }
+      case 'window': {
+        // Window functions see whole partitions: gather first.
+        const b = this.visit(node.input);
+        const q = b.parallel ? this.exchange(this.finish(b), b.types) : b;
+        this.push(q, { op: 'window', functions: node.functions });
+        return q;
+      }
+      case 'union': {
+        // Each input becomes a stage of its own; one exchange reads them all.
+        const stages = node.inputs.map((input) => {
+          const b = this.visit(input);
+          return this.finish(b);
+        });
+        return newBuilder({ kind: 'exchange', stages }, node.fields.map((f) => f.type), undefined, false, stages);
+      }
       case 'output':
         return this.visit(node.input);
     }

@@ -118,11 +118,21 @@ function rewriteForDialect(sql: string): string {
   });
 }
 
+const VALUES_PREFIX = 'SELECT * FROM (';
+
 function parseQuery(sql: string): AstNode {
   let ast: unknown;
+  // A bare VALUES statement is a table: parse it as a derived table (errors map back to the text).
+  const bareValues = /^\s*VALUES\b/iu.test(blankComments(sql));
+  const text = bareValues ? `${VALUES_PREFIX}${sql}) AS "$values"` : sql;
   try {
-    ast = parser.astify(rewriteForDialect(sql), PARSE_OPTIONS);
+    ast = parser.astify(rewriteForDialect(text), PARSE_OPTIONS);
   } catch (e) {
+    const err = e as PeggyError;
+    if (bareValues && err.location?.start) {
+      const start = err.location.start;
+      err.location = { start: { ...start, offset: Math.max(0, start.offset - VALUES_PREFIX.length), column: start.line === 1 ? Math.max(1, start.column - VALUES_PREFIX.length) : start.column } };
+    }
     throw syntaxError(sql, e);
   }
   const list = Array.isArray(ast) ? ast : [ast];

@@ -4,6 +4,7 @@
 import type { SqlType } from '../data/types.js';
 import type { TableMetadata } from '../connectors/catalog.js';
 import type { Expr } from './ir.js';
+import type { WindowFunctionSpec } from '../exec/specs.js';
 
 export interface Field {
   readonly name: string;
@@ -46,6 +47,10 @@ export type PlanNode =
   | { readonly kind: 'sort'; readonly input: PlanNode; readonly keys: readonly SortKey[]; readonly fields: readonly Field[] }
   | { readonly kind: 'limit'; readonly input: PlanNode; readonly count: number | null; readonly offset: number; readonly fields: readonly Field[] }
   | { readonly kind: 'output'; readonly input: PlanNode; readonly names: readonly string[]; readonly fields: readonly Field[] }
+  /** Window functions: the input's fields, then one field per function. */
+  | { readonly kind: 'window'; readonly input: PlanNode; readonly functions: readonly WindowFunctionSpec[]; readonly fields: readonly Field[] }
+  /** UNION ALL: the inputs' rows, one after another (inputs have the same field types). */
+  | { readonly kind: 'union'; readonly inputs: readonly PlanNode[]; readonly fields: readonly Field[] }
   | {
       readonly kind: 'join';
       readonly joinType: JoinType;
@@ -69,6 +74,7 @@ export type PlanKind = PlanNode['kind'];
 
 export function inputsOf(node: PlanNode): PlanNode[] {
   if (node.kind === 'join') return [node.left, node.right];
+  if (node.kind === 'union') return [...node.inputs];
   return 'input' in node ? [node.input] : [];
 }
 
@@ -85,6 +91,8 @@ export function estimateRows(node: PlanNode): number {
       return node.groupBy.length === 0 ? 1 : Math.max(1, Math.min(estimateRows(node.input), estimateRows(node.input) * 0.2));
     case 'limit':
       return node.count === null ? estimateRows(node.input) : Math.min(node.count, estimateRows(node.input));
+    case 'union':
+      return node.inputs.reduce((n, i) => n + estimateRows(i), 0);
     case 'join': {
       const l = estimateRows(node.left);
       if (node.joinType === 'semi' || node.joinType === 'anti') return l * 0.5;
