@@ -142,6 +142,7 @@ export function newUser(tx: Tx, realm: RealmEntity, rep: UserRepresentation, cre
 export function deleteUser(tx: Tx, user: UserEntity): void {
   for (const rid of repo.roleMappingIds(tx, user.id)) tx.del('roleMappings', [user.id, rid]);
   for (const gid of repo.userGroupIds(tx, user.id)) tx.del('userGroups', [user.id, gid]);
+  for (const oid of repo.pairs(tx, 'memberOrgs', user.id)) tx.del('orgMembers', [oid, user.id]);
   tx.del('users', user.id);
 }
 
@@ -462,6 +463,7 @@ export function deleteRealm(tx: Tx, realm: RealmEntity): void {
     if (mc) deleteClient(tx, mc);
   }
   for (const c of listComponents(tx, realm.id)) tx.del('components', c.id);
+  for (const e of tx.range('orgByRealmName', [realm.id])) tx.del('organizations', e.value as string);
   tx.apply(['!clearAdminEvents', realm.id]);
   tx.del('realms', realm.id);
 }

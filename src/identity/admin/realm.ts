@@ -1,6 +1,8 @@
 // /admin/realms/{realm}: get, update (top level only), delete, and the realm-level sub-resources
 // (default client scopes, default groups, group-by-path, keys, sessions, partial export/import).
-import { ERR } from '../errors.js';
+import { z } from 'zod';
+import { ERR, errorMessage } from '../errors.js';
+import { mergeSmtp, sendMail } from '../email.js';
 import * as realmConv from '../model/realm.js';
 import * as userConv from '../model/user.js';
 import * as clientConv from '../model/client.js';
@@ -190,6 +192,28 @@ export function register(r: AdminRoutes): void {
     if (body?.enabled) throw ERR.badRequest('Fine-grained admin permissions are not enabled');
     return ok({ enabled: false });
   });
+  // Sends a test message with the given settings (a masked password means the realm's) to the
+  // logged-in admin's address (RealmAdminResource.testSMTPConnection).
+  r.realm('POST', '/testSMTPConnection', async (ctx) => {
+    ctx.auth.realm.requireManage();
+    const ct = ctx.req.headers['content-type'] ?? '';
+    let given: Record<string, string>;
+    if (ct.startsWith('application/x-www-form-urlencoded')) {
+      const cfg = new URLSearchParams(ctx.req.body.toString('utf8')).get('config');
+      given = cfg ? (JSON.parse(cfg) as Record<string, string>) : {};
+    } else given = Object.fromEntries(Object.entries(ctx.body(z.record(z.string(), z.unknown()))).filter(([, v]) => v != null).map(([k, v]) => [k, String(v)]));
+    const to = ctx.caller.user.email;
+    if (!to) throw errorMessage(400, 'Logged in user does not have an e-mail.');
+    const settings = mergeSmtp((ctx.realm.smtpServer ?? {}) as Record<string, string>, given);
+    try {
+      await sendMail(settings, { to, subject: `[KEYCLOAK] - SMTP test message`, text: 'This is a test message' });
+    } catch (e) {
+      svc.logger.warn({ err: (e as Error).message }, 'identity: SMTP test failed');
+      throw errorMessage(500, 'Failed to send email');
+    }
+    return noContent();
+  });
+
   r.realm('GET', '/credential-registrators', (ctx) => {
     ctx.auth.realm.requireView();
     return ok([]);

@@ -1,5 +1,9 @@
 // /admin/realms/{realm}/users/{id}: get, update, delete and the user's sub-resources (UserResource).
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
 import { ERR, errorMessage } from '../errors.js';
+import { sendOrFail, type SmtpSettings } from '../email.js';
+import { sign } from '../oidc/tokens.js';
 import * as userConv from '../model/user.js';
 import * as groupConv from '../model/group.js';
 import { CredentialRepresentation, FederatedIdentityRepresentation, UserRepresentation } from '../model/schemas.js';
@@ -240,10 +244,18 @@ export function register(r: AdminRoutes): void {
     locate(ctx);
     throw ERR.notFound('Consent nor offline token not found');
   });
-  r.realm('POST', `${P}/impersonation`, (ctx) => {
+  // Impersonation (Keycloak ImpersonationService): a new session for the user, started on the
+  // caller's behalf; the answer says where the user's account console is.
+  r.realm('POST', `${P}/impersonation`, async (ctx) => {
     if (!ctx.auth.has('impersonation')) throw ERR.forbidden();
-    locate(ctx);
-    throw errorMessage(400, 'Feature impersonation is not supported by this server');
+    const u = locate(ctx);
+    if (u.serviceAccountClientId) throw errorMessage(400, 'Service accounts cannot be impersonated');
+    const account = repo.clientByClientId(store, ctx.realm.id, 'account-console') ?? repo.clientByClientId(store, ctx.realm.id, 'account');
+    const session = svc.sessions.create(ctx.realm.id, u.id, u.username, ctx.req.remoteAddress, account ?? { id: '', clientId: '' });
+    session.notes = { IMPERSONATOR_ID: ctx.caller.user.id, IMPERSONATOR_USERNAME: ctx.caller.user.username };
+    svc.userEvent(ctx.realm, { type: 'IMPERSONATE', userId: u.id, sessionId: session.id, ipAddress: ctx.req.remoteAddress, details: { impersonator_realm: ctx.caller.realm.realm, impersonator: ctx.caller.user.username } });
+    await ctx.write((_tx, ev) => ev.action('USER', ctx.here(), { sessionId: session.id }));
+    return ok({ sameRealm: ctx.caller.realm.id === ctx.realm.id, redirect: `${ctx.req.baseUrl}/realms/${encodeURIComponent(ctx.realm.realm)}/account`, sessionId: session.id });
   });
   r.realm('GET', `${P}/federated-identity`, (ctx) => {
     ctx.auth.users.requireView();
@@ -279,22 +291,42 @@ export function register(r: AdminRoutes): void {
     return ok(locate(ctx).attributes);
   });
 
-  // E-mails: sent through the realm's SMTP settings; refused clearly when none are set.
-  const email = (path: string, what: string) =>
-    r.realm('PUT', `${P}/${path}`, (ctx) => {
+  // E-mails: sent through the realm's SMTP settings (nodemailer); the admin event is written once sent.
+  const ActionList = z.array(z.string());
+  const email = (path: string, what: string, actionsOf: (ctx: AdminContext) => string[]) =>
+    r.realm('PUT', `${P}/${path}`, async (ctx) => {
       ctx.auth.users.requireManage();
       const u = locate(ctx);
+      const actions = actionsOf(ctx);
       if (!u.enabled) throw errorMessage(400, 'User is disabled');
       if (!u.email) throw errorMessage(400, 'User email missing');
       const clientId = ctx.query('client_id');
-      if (clientId && !repo.clientByClientId(store, ctx.realm.id, clientId)) throw errorMessage(400, 'Client doesn\'t exist');
-      const smtp = (ctx.realm.smtpServer ?? {}) as Record<string, string>;
-      if (!smtp.host) throw errorMessage(500, `Failed to send ${what} email: the realm has no SMTP server configured`);
-      throw errorMessage(500, `Failed to send ${what} email`);
+      const redirectUri = ctx.query('redirect_uri');
+      if (redirectUri && !clientId) throw errorMessage(400, 'Client id missing');
+      const client = clientId ? repo.clientByClientId(store, ctx.realm.id, clientId) : undefined;
+      if (clientId && !client) throw errorMessage(400, "Client doesn't exist");
+      if (client && !client.enabled) throw errorMessage(400, 'Client is not enabled');
+      if (redirectUri && client && !redirectAllowed(client, redirectUri)) throw errorMessage(400, 'Invalid redirect uri.');
+      const known = new Set(ctx.realm._requiredActions.filter((a) => a.enabled).map((a) => a.alias));
+      if (actions.some((a) => !known.has(a))) throw errorMessage(400, 'Provided invalid required actions');
+      const lifespan = ctx.queryInt('lifespan', path === 'send-verify-email' ? 43200 : Number(ctx.realm.actionTokenGeneratedByAdminLifespan ?? 43200));
+      const now = Math.floor(Date.now() / 1000);
+      const key = await sign(store, ctx.realm, {
+        exp: now + lifespan, iat: now, jti: randomUUID(), iss: `${ctx.req.baseUrl}/realms/${ctx.realm.realm}`, aud: `${ctx.req.baseUrl}/realms/${ctx.realm.realm}`,
+        sub: u.id, typ: path === 'send-verify-email' ? 'verify-email' : 'execute-actions', azp: clientId ?? 'account', rqac: actions, ...(redirectUri ? { reduri: redirectUri } : {}), eml: u.email,
+      });
+      const link = `${ctx.req.baseUrl}/realms/${encodeURIComponent(ctx.realm.realm)}/login-actions/action-token?key=${key}&client_id=${encodeURIComponent(clientId ?? 'account')}`;
+      const realmName = String(ctx.realm.displayName ?? ctx.realm.realm);
+      const text = path === 'send-verify-email'
+        ? `Someone has created a ${realmName} account with this email address. If this was you, click the link below to verify your email address\n\n${link}\n\nThis link will expire within ${Math.round(lifespan / 60)} minutes.`
+        : `Your administrator has just requested that you update your ${realmName} account by performing the following action(s): ${actions.join(', ')}. Click on the link below to start this process.\n\n${link}\n\nThis link will expire within ${Math.round(lifespan / 60)} minutes.`;
+      await sendOrFail(ctx.realm.smtpServer as SmtpSettings | undefined, { to: u.email, subject: path === 'send-verify-email' ? 'Verify email' : 'Update Your Account', text }, what);
+      await ctx.write((_tx, ev) => ev.action('USER', ctx.here(), path === 'send-verify-email' ? undefined : actions));
+      return noContent();
     });
-  email('execute-actions-email', 'execute actions');
-  email('send-verify-email', 'verify');
-  email('reset-password-email', 'execute actions');
+  email('execute-actions-email', 'execute actions', (ctx) => (ctx.req.body.length ? ctx.body(ActionList) : []));
+  email('send-verify-email', 'verify', () => ['VERIFY_EMAIL']);
+  email('reset-password-email', 'execute actions', () => ['UPDATE_PASSWORD']);
 
   registerRoleMapper(r, P, {
     kind: 'users',
@@ -303,4 +335,13 @@ export function register(r: AdminRoutes): void {
     requireManage: (ctx) => ctx.auth.users.requireManage(),
   });
   void ({} as ClientEntity);
+}
+
+/** Whether a redirect URI matches one of the client's (exact, or a trailing `*` wildcard; relative ones against rootUrl). */
+export function redirectAllowed(c: ClientEntity, uri: string): boolean {
+  return c.redirectUris.some((p) => {
+    const full = p.startsWith('/') ? `${c.rootUrl ?? ''}${p}` : p;
+    if (full === '*' || full === '+') return true;
+    return full.endsWith('*') ? uri.startsWith(full.slice(0, -1)) : uri === full;
+  });
 }

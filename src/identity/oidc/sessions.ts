@@ -13,6 +13,7 @@ export interface UserSession {
   clients: Map<string, string>; // client internal id → clientId
   offline: boolean;
   rememberMe: boolean;
+  notes?: Record<string, string>;
 }
 
 export class SessionStore {

@@ -62,6 +62,8 @@ export interface RealmEntity {
   _requiredActions: RequiredActionEntity[];
   _flows: FlowEntity[];
   _authenticatorConfigs?: AuthenticatorConfigEntity[];
+  _identityProviders?: IdentityProviderEntity[];
+  _identityProviderMappers?: IdentityProviderMapperEntity[];
   _createdAt: number;
 }
 
@@ -190,4 +192,57 @@ export interface ComponentEntity {
   /** Key material of key providers (RSA key pair, or a symmetric secret): never returned. */
   _keys?: RealmKeys;
   _secret?: { kid: string; value: string };
+}
+
+export interface OrganizationInvitation {
+  id: string;
+  email: string;
+  firstName?: string;
+  lastName?: string;
+  userId?: string;
+  status: 'PENDING' | 'EXPIRED';
+  sentDate: number;
+  expiresAt: number;
+  inviteLink: string;
+}
+
+export interface OrganizationEntity {
+  id: string;
+  realmId: string;
+  name: string;
+  alias: string;
+  enabled: boolean;
+  description?: string;
+  redirectUrl?: string;
+  attributes: Record<string, string[]>;
+  domains: Array<{ name: string; verified: boolean }>;
+  identityProviders: string[];
+  invitations: OrganizationInvitation[];
+}
+
+export interface IdentityProviderEntity {
+  internalId: string;
+  alias: string;
+  displayName?: string;
+  providerId: string;
+  enabled: boolean;
+  updateProfileFirstLoginMode: string;
+  trustEmail: boolean;
+  storeToken: boolean;
+  addReadTokenRoleOnCreate: boolean;
+  authenticateByDefault: boolean;
+  linkOnly: boolean;
+  hideOnLogin: boolean;
+  firstBrokerLoginFlowAlias: string;
+  postBrokerLoginFlowAlias?: string;
+  organizationId?: string;
+  config: Record<string, string>;
+}
+
+export interface IdentityProviderMapperEntity {
+  id: string;
+  name: string;
+  identityProviderAlias: string;
+  identityProviderMapper: string;
+  config: Record<string, string>;
 }

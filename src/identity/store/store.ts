@@ -255,7 +255,8 @@ export class IdentityStore {
     } catch (error) {
       return Promise.reject(error);
     }
-    if (tx.changes.length === 0) return Promise.resolve(result);
+    // A request whose only effect is its admin event (an e-mail sent, a session ended) still logs it.
+    if (tx.changes.length === 0 && !tx.event) return Promise.resolve(result);
     return this.commit(tx).then(() => result);
   }
 

@@ -50,6 +50,9 @@ export const TABLES = {
   roleMappings: { name: 'roleMappings', indexes: [{ name: 'roleHolders', keys: (_v, k) => [[(k as Key[])[1]!, (k as Key[])[0]!]] }] },
   /** key [ownerId (client or client scope), roleId] */
   scopeMappings: { name: 'scopeMappings', indexes: [{ name: 'roleScopeOwners', keys: (_v, k) => [[(k as Key[])[1]!, (k as Key[])[0]!]] }] },
+  organizations: { name: 'organizations', indexes: [{ name: 'orgByRealmName', keys: (o) => [[o.realmId, o.name]] }] },
+  /** key [orgId, userId] → {membershipType} */
+  orgMembers: { name: 'orgMembers', indexes: [{ name: 'memberOrgs', keys: (_v, k) => [[(k as Key[])[1]!, (k as Key[])[0]!]] }] },
   components: { name: 'components', indexes: [{ name: 'componentByRealm', keys: (c) => [[c.realmId, c.id]] }] },
 } satisfies Record<string, TableDef>;
 
