@@ -21,11 +21,12 @@ import * as components from './admin/components.js';
 import * as component from './admin/component.js';
 import * as organizations from './admin/organizations.js';
 import * as organization from './admin/organization.js';
+import * as attackDetection from './admin/attack-detection.js';
 import { registerOidcRoutes } from './oidc/routes.js';
 
 export function registerIdentityRoutes(registry: RouteRegistry, svc: IdentityService): void {
   const admin = new AdminRoutes(registry, svc);
-  for (const m of [realms, realm, users, user, roles, clients, client, clientScopes, groups, group, events, serverinfo, authentication, requiredActions, components, component, organizations, organization]) m.register(admin);
+  for (const m of [realms, realm, users, user, roles, clients, client, clientScopes, groups, group, events, serverinfo, authentication, requiredActions, components, component, organizations, organization, attackDetection]) m.register(admin);
   registerOidcRoutes(registry, svc);
 }
 

@@ -9,6 +9,7 @@ import * as repo from './store/repo.js';
 import { createRealm, MASTER } from './managers.js';
 import { generateRealmKeys, verificationKey } from './oidc/keys.js';
 import { SessionStore, type UserSession } from './oidc/sessions.js';
+import { BruteForceProtector, DISABLED_REASON, PERMANENT_LOCKOUT } from './oidc/brute-force.js';
 import { hashPassword, parsePasswordPolicy, verifyPassword } from './oidc/password.js';
 
 export interface IdentityLogger {
@@ -57,6 +58,7 @@ const quietLogger: IdentityLogger = { info() {}, warn() {}, error() {} };
 
 export class IdentityService {
   readonly sessions = new SessionStore();
+  readonly bruteForce = new BruteForceProtector();
   private readonly tokenCache = new Map<string, { v: VerifiedToken; until: number; version: number }>();
   private eventCounter = 0;
 
@@ -221,6 +223,23 @@ export class IdentityService {
     const cred = user.credentials.find((c) => c.type === 'password');
     if (!cred) return false;
     return verifyPassword(cred, password);
+  }
+
+  /**
+   * Counts a failed login against brute-force protection; a permanent lockout disables the user
+   * (one store write, not an admin event). Returns what happened.
+   */
+  async loginFailed(realm: RealmEntity, user: UserEntity, ip: string): Promise<'permanent' | 'temporary' | 'none'> {
+    const outcome = this.bruteForce.failure(realm, user.id, ip);
+    if (outcome === 'permanent') {
+      await this.store.write(undefined, (tx) => {
+        tx.realmId = realm.id;
+        const cur = tx.get<UserEntity>('users', user.id);
+        if (cur) tx.put('users', cur.id, { ...cur, enabled: false, attributes: { ...cur.attributes, [DISABLED_REASON]: [PERMANENT_LOCKOUT] } });
+      });
+      this.sessions.removeWhere((s) => s.userId === user.id);
+    }
+    return outcome;
   }
 
   /** Records a user event (LOGIN, LOGIN_ERROR, ...) when the realm has events enabled. */

@@ -161,12 +161,9 @@ export function register(r: AdminRoutes): void {
   r.realm('DELETE', '/sessions/:session', async (ctx) => {
     ctx.auth.users.requireManage();
     const s = svc.sessions.get(ctx.param('session'));
-    if (!s || s.realmId !== ctx.realm.id) throw ERR.notFound('Sesssion not found');
+    if (!s || s.realmId !== ctx.realm.id || s.offline !== ctx.queryBool('isOffline', false)) throw ERR.notFound('Sesssion not found');
     svc.sessions.remove(s.id);
-    await ctx.write((tx, ev) => {
-      tx.put('realms', ctx.realm.id, tx.get('realms', ctx.realm.id));
-      ev.delete('USER_SESSION', `sessions/${s.id}`);
-    });
+    await ctx.write((_tx, ev) => ev.delete('USER_SESSION', ctx.here()));
     return noContent();
   });
   r.realm('GET', '/client-session-stats', (ctx) => {

@@ -18,6 +18,18 @@ function form(req: HttpRequest): URLSearchParams {
   return new URLSearchParams(req.body.toString('utf8'));
 }
 
+/** Idle and max lifespans (SSO or offline, per the realm) of a session being refreshed. */
+export function sessionAlive(realm: RealmEntity, s: { offline: boolean; start: number; lastAccess: number; rememberMe: boolean }, now = Date.now()): boolean {
+  const sec = (k: string, d: number) => (Number.isFinite(Number(realm[k])) ? Number(realm[k]) : d) * 1000;
+  if (s.offline) {
+    if (now - s.lastAccess > sec('offlineSessionIdleTimeout', 2592000)) return false;
+    return !(realm.offlineSessionMaxLifespanEnabled === true && now - s.start > sec('offlineSessionMaxLifespan', 5184000));
+  }
+  const idle = s.rememberMe && sec('ssoSessionIdleTimeoutRememberMe', 0) > 0 ? sec('ssoSessionIdleTimeoutRememberMe', 0) : sec('ssoSessionIdleTimeout', 1800);
+  const max = s.rememberMe && sec('ssoSessionMaxLifespanRememberMe', 0) > 0 ? sec('ssoSessionMaxLifespanRememberMe', 0) : sec('ssoSessionMaxLifespan', 36000);
+  return now - s.lastAccess <= idle && now - s.start <= max;
+}
+
 export function issuerOf(req: HttpRequest, realm: RealmEntity): string {
   return `${req.baseUrl}/realms/${encodeURIComponent(realm.realm)}`;
 }
@@ -95,14 +107,22 @@ export function registerOidcRoutes(registry: RouteRegistry, svc: IdentityService
         fail('user_not_found');
         throw oauthError(401, 'invalid_grant', 'Invalid user credentials');
       }
+      if (svc.bruteForce.isTemporarilyDisabled(realm, user.id)) {
+        // Counted like any failure; the answer does not reveal the lockout (Keycloak).
+        await svc.loginFailed(realm, user, ip);
+        fail('user_temporarily_disabled');
+        throw oauthError(401, 'invalid_grant', 'Invalid user credentials');
+      }
       if (!(await svc.checkPassword(user, f.get('password') ?? ''))) {
-        fail('invalid_user_credentials');
+        const outcome = user.enabled ? await svc.loginFailed(realm, user, ip) : 'none';
+        fail(outcome === 'temporary' ? 'user_temporarily_disabled' : 'invalid_user_credentials');
         throw oauthError(401, 'invalid_grant', 'Invalid user credentials');
       }
       if (!user.enabled) {
         fail('user_disabled');
         throw oauthError(400, 'invalid_grant', 'Account disabled');
       }
+      svc.bruteForce.success(realm, user.id);
       if (user.requiredActions.length) {
         fail('resolve_required_actions');
         throw oauthError(400, 'invalid_grant', 'Account is not fully set up');
@@ -136,10 +156,9 @@ export function registerOidcRoutes(registry: RouteRegistry, svc: IdentityService
     const sid = claims.sid as string | undefined;
     const session = sid ? svc.sessions.get(sid) : undefined;
     if (!session) throw oauthError(400, 'invalid_grant', 'Session not active');
-    const idle = Number(realm.ssoSessionIdleTimeout ?? 1800) * 1000;
-    if (!session.offline && Date.now() - session.lastAccess > idle) {
+    if (!sessionAlive(realm, session)) {
       svc.sessions.remove(session.id);
-      throw oauthError(400, 'invalid_grant', 'Session not active');
+      throw oauthError(400, 'invalid_grant', session.offline ? 'Offline session not active' : 'Session not active');
     }
     const user = repo.userInRealm(store, realm.id, String(claims.sub));
     if (!user || !user.enabled) throw oauthError(400, 'invalid_grant', 'Invalid refresh token');
