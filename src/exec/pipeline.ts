@@ -13,6 +13,7 @@ import type { Operator, PageSink } from './operators/operator.js';
 import { OrderByOperator } from './operators/order-by.js';
 import { HashJoinOperator } from './operators/hash-join.js';
 import { WindowOperator } from './operators/window.js';
+import { GroupIdOperator } from './operators/group-id.js';
 import type { JoinTable } from './join-table.js';
 import type { FragmentSpec, OperatorSpec } from './specs.js';
 
@@ -33,6 +34,8 @@ export function operatorOutputTypes(spec: OperatorSpec, input: readonly SqlType[
       return spec.joinType === 'semi' || spec.joinType === 'anti' ? [...input] : [...input, ...spec.buildTypes];
     case 'window':
       return [...input, ...spec.functions.map((f) => f.type)];
+    case 'groupId':
+      return [...input, { id: 'bigint' }];
   }
 }
 
@@ -112,6 +115,8 @@ function createOperator(id: number, spec: OperatorSpec, input: readonly SqlType[
       return new LimitOperator(id, spec.count, spec.offset, next);
     case 'window':
       return new WindowOperator(id, spec.functions, input, next);
+    case 'groupId':
+      return new GroupIdOperator(id, spec.groupCount, spec.sets, input, next);
   }
 }
 

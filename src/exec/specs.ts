@@ -48,6 +48,8 @@ export type OperatorSpec =
     }
   | { readonly op: 'orderBy'; readonly keys: readonly SortKey[]; readonly limit: number | null }
   | { readonly op: 'limit'; readonly count: number | null; readonly offset: number }
+  /** Replicates each row once per grouping set, NULLing the group columns outside the set, and appends the set's id. */
+  | { readonly op: 'groupId'; readonly groupCount: number; readonly sets: readonly (readonly number[])[] }
   /** Appends one column per window function; sees all its input first. */
   | { readonly op: 'window'; readonly functions: readonly WindowFunctionSpec[] }
   | {
@@ -94,6 +96,8 @@ export function operatorTypeName(spec: OperatorSpec): string {
       return 'LookupJoinOperator';
     case 'window':
       return 'WindowOperator';
+    case 'groupId':
+      return 'GroupIdOperator';
   }
 }
 

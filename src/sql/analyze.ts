@@ -645,19 +645,9 @@ function analyzeSelect(ast: AstNode, outerCtx: AnalysisContext, outer: Scope | u
   const groupAsts: AstNode[] = ast.groupby?.columns ?? [];
   let groupCount = 0;
   if (isAggregation || innerKeys.length > 0) {
-    const groupExprs = [
-      ...innerKeys,
-      ...groupAsts.map((g) => {
-        if (g.type === 'number' && typeof g.value === 'number') {
-          const n = g.value;
-          if (!Number.isInteger(n) || n < 1 || n > items.length) throw new EngineError('INVALID_COLUMN_REFERENCE', `GROUP BY position ${n} is not in select list`, loc(g) ?? locateNumber(ctx.sql, n));
-          const e = selectExprs[n - 1];
-          if (containsAggregate(e)) throw new EngineError('EXPRESSION_NOT_AGGREGATE', 'GROUP BY clause cannot contain aggregations or window functions', loc(g));
-          return e;
-        }
-        return bindExpr(g, { scope, ctx, aggregates: null, subqueries: null });
-      }),
-    ];
+    const grouping = groupingOf(groupAsts, items, itemBc);
+    if (grouping.sets && innerKeys.length > 0) throw new EngineError('NOT_SUPPORTED', 'Grouping sets in correlated subqueries are not supported', loc(ast));
+    const groupExprs = [...innerKeys, ...grouping.exprs];
     if (mode === 'scalar' && groupAsts.length > 0 && innerKeys.length > 0) {
       throw new EngineError('NOT_SUPPORTED', 'Correlated subqueries with GROUP BY are not supported', loc(ast));
     }
@@ -685,20 +675,24 @@ function analyzeSelect(ast: AstNode, outerCtx: AnalysisContext, outer: Scope | u
         filter: c.filter ? slot(preResolve(c.filter)) : null,
         type: c.type,
       }));
-      const pre = project(plan, preExprs.map(preResolve), preExprs.map((_, i) => `$pre${i}`));
-      groupCount = groupExprs.length;
-      plan = {
-        kind: 'aggregate',
-        input: pre,
-        groupBy: groupExprs.map((_, i) => i),
-        aggregates: calls,
-        fields: [...groupExprs.map((e, i) => ({ name: `$group${i}`, type: e.type })), ...calls.map((c, i) => ({ name: `$agg${i}`, type: c.type }))],
-      };
+      let pre: PlanNode = project(plan, preExprs.map(preResolve), preExprs.map((_, i) => `$pre${i}`));
+      const groupFields = groupExprs.map((e, i) => ({ name: `$group${i}`, type: e.type }));
+      const groupBy = groupExprs.map((_, i) => i);
+      const sets = grouping.sets;
+      if (sets) {
+        // One scan: rows replicated per grouping set, grouped by (keys, set number).
+        pre = { kind: 'groupId', input: pre, groupCount: groupExprs.length, sets, fields: [...pre.fields, { name: '$groupid', type: BIGINT }] };
+        groupBy.push(pre.fields.length - 1);
+        groupFields.push({ name: '$groupid', type: BIGINT });
+      }
+      groupCount = groupBy.length;
+      plan = { kind: 'aggregate', input: pre, groupBy, aggregates: calls, fields: [...groupFields, ...calls.map((c, i) => ({ name: `$agg${i}`, type: c.type }))] };
       const groupKeys = new Map<string, number>();
       groupExprs.forEach((e, i) => groupKeys.set(exprKey(e), i));
       const aggWidth = plan.fields.length;
+      const gid = groupExprs.length;
       if (postSubqueries.pending.length > 0) plan = postSubqueries.apply(plan);
-      post = (e, node) => ScalarSubqueries.resolve(rewritePostAggregate(e, groupKeys, groupCount, node, ctx), aggWidth);
+      post = (e, node) => ScalarSubqueries.resolve(resolveGrouping(rewritePostAggregate(e, groupKeys, groupCount, node, ctx), sets, gid, ctx), aggWidth);
     }
   }
 
@@ -854,6 +848,74 @@ function analyzeSetOperation(ast: AstNode, ctx: AnalysisContext, outer: Scope | 
   if (count !== null || offset > 0) plan = { kind: 'limit', input: plan, count, offset, fields: plan.fields };
   if (mode !== 'query' && mode !== 'scalar' && mode !== 'in') throw new EngineError('NOT_SUPPORTED', 'Set operations in EXISTS subqueries are not supported', loc(ast));
   return { plan, names };
+}
+
+/** The GROUP BY clause as distinct expressions and the grouping sets over them (by position). */
+function groupingOf(groupAsts: readonly AstNode[], items: readonly { expr?: Expr }[], bc: BindContext): { exprs: Expr[]; sets: number[][] | null } {
+  const exprs: Expr[] = [];
+  const index = new Map<string, number>();
+  const ctx = bc.ctx;
+  const slot = (g: AstNode): number => {
+    let e: Expr;
+    if (g.type === 'number' && typeof g.value === 'number') {
+      const n = g.value;
+      if (!Number.isInteger(n) || n < 1 || n > items.length) throw new EngineError('INVALID_COLUMN_REFERENCE', `GROUP BY position ${n} is not in select list`, loc(g) ?? locateNumber(ctx.sql, n));
+      e = items[n - 1].expr as Expr;
+      if (containsAggregate(e)) throw new EngineError('EXPRESSION_NOT_AGGREGATE', 'GROUP BY clause cannot contain aggregations or window functions', loc(g));
+    } else e = bindExpr(g, { ...bc, aggregates: null, subqueries: null, windows: null });
+    const key = exprKey(e);
+    let i = index.get(key);
+    if (i === undefined) {
+      i = exprs.length;
+      exprs.push(e);
+      index.set(key, i);
+    }
+    return i;
+  };
+  const fnName = (g: AstNode): string => (g.type === 'function' ? String(g.name?.name?.[0]?.value ?? '').toLowerCase() : '');
+  const argsOf = (g: AstNode): AstNode[] => g.args?.value ?? [];
+  let sets: number[][] = [[]];
+  let complex = false;
+  for (const g of groupAsts) {
+    const f = fnName(g);
+    let element: number[][];
+    if (f === 'rollup') {
+      const cols = argsOf(g).map(slot);
+      element = cols.map((_, i) => cols.slice(0, cols.length - i));
+      element.push([]);
+      complex = true;
+    } else if (f === 'cube') {
+      const cols = argsOf(g).map(slot);
+      element = [];
+      for (let mask = (1 << cols.length) - 1; mask >= 0; mask--) element.push(cols.filter((_, i) => mask & (1 << (cols.length - 1 - i))));
+      complex = true;
+    } else if (f === 'grouping_sets') {
+      element = argsOf(g).map((s) => argsOf(s).map(slot));
+      complex = true;
+    } else element = [[slot(g)]];
+    sets = sets.flatMap((a) => element.map((b) => [...new Set([...a, ...b])]));
+  }
+  return { exprs, sets: complex ? sets : null };
+}
+
+/** grouping(a, b, ...) as a CASE over the grouping-set number: bit set where the argument is not grouped. */
+function resolveGrouping(e: Expr, sets: readonly (readonly number[])[] | null, gid: number, ctx: AnalysisContext): Expr {
+  if (e.kind === 'call' && e.name === '$grouping') {
+    // After the post-aggregation rewrite, GROUP BY expressions are columns 0..gid-1.
+    const positions = e.args.map((a) => {
+      if (a.kind !== 'column' || a.index >= gid) throw new EngineError('INVALID_ARGUMENTS', 'The arguments of grouping() must be GROUP BY expressions', locateName(ctx.sql, ['grouping']));
+      return a.index;
+    });
+    const mask = (set: readonly number[]): number => positions.reduce((m, p) => m * 2 + (set.includes(p) ? 0 : 1), 0);
+    if (!sets) return { kind: 'literal', value: 0, type: BIGINT };
+    return {
+      kind: 'case',
+      whens: sets.map((set, id) => ({ when: { kind: 'call', name: '$eq', args: [col(gid, BIGINT), { kind: 'literal', value: id, type: BIGINT }], type: BOOLEAN } as Expr, then: { kind: 'literal', value: mask(set), type: BIGINT } as Expr })),
+      otherwise: null,
+      type: BIGINT,
+    };
+  }
+  return mapChildren(e, (c) => resolveGrouping(c, sets, gid, ctx));
 }
 
 function maxColumn(e: Expr): number {

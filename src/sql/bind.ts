@@ -491,6 +491,12 @@ function bindFunction(node: AstNode, bc: BindContext): Expr {
     return currentTime(name === 'current_date' ? 'current_date' : 'current_timestamp', ctx);
   }
   const args = argNodes.map((a) => bindExpr(a, bc));
+  if (name === 'grouping') {
+    if (!bc.aggregates) throw new EngineError('GENERIC_USER_ERROR', 'grouping() may be used only in an aggregation query (SELECT, HAVING, ORDER BY)', loc(node) ?? locateName(ctx.sql, ['grouping']));
+    if (args.length === 0 || args.length > 62) throw new EngineError('FUNCTION_NOT_FOUND', 'grouping() takes 1 to 62 arguments', loc(node));
+    // Resolved after planning the grouping sets (analyze.ts); never reaches the compiler.
+    return { kind: 'call', name: '$grouping', args, type: BIGINT };
+  }
   switch (name) {
     case 'not':
       // `NOT (a OR b)` reaches us as a call of a function named not.

@@ -47,6 +47,8 @@ function describeNode(node: PlanNode): string {
       return `Output[columnNames = [${node.names.join(', ')}]]`;
     case 'union':
       return `Union[inputs = ${node.inputs.length}]`;
+    case 'groupId':
+      return `GroupId[sets = ${JSON.stringify(node.sets)}]`;
     case 'window':
       return `Window[functions = [${node.functions.map((f) => `${f.name}(${f.args.map((a) => `#${a}`).join(', ')})`).join(', ')}]]`;
     case 'scan':
@@ -90,6 +92,8 @@ function describeOperator(op: OperatorSpec): string {
       return `${operatorTypeName(op)}[${op.limit !== null ? `count = ${op.limit}, ` : ''}orderBy = [${op.keys.map((k) => `#${k.index} ${k.ascending ? 'ASC' : 'DESC'}`).join(', ')}]]`;
     case 'limit':
       return `${operatorTypeName(op)}[count = ${op.count ?? 'ALL'}, offset = ${op.offset}]`;
+    case 'groupId':
+      return `${operatorTypeName(op)}[sets = ${JSON.stringify(op.sets)}]`;
     case 'window':
       return `${operatorTypeName(op)}[functions = [${op.functions.map((f) => `${f.name}(${f.args.map((a) => `#${a}`).join(', ')})`).join(', ')}]]`;
     case 'hashJoin':

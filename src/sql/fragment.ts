@@ -169,6 +169,11 @@ class Fragmenter {
         this.push(q, { op: 'limit', count: node.count, offset: node.offset });
         return q;
       }
+      case 'groupId': {
+        const b = this.visit(node.input);
+        this.push(b, { op: 'groupId', groupCount: node.groupCount, sets: node.sets });
+        return b;
+      }
       case 'window': {
         // Window functions see whole partitions: gather first.
         const b = this.visit(node.input);

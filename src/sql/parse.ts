@@ -5,6 +5,7 @@
 import sqlParser from 'node-sql-parser';
 import { EngineError, type SourceLocation } from '../util/engine-error.js';
 import type { AstNode } from './ast.js';
+import { parseWriteStatement, type WriteStatement } from './ddl.js';
 
 const parser = new sqlParser.Parser();
 const PARSE_OPTIONS = { database: 'postgresql', parseOptions: { includeLocations: true } };
@@ -17,7 +18,8 @@ export type Statement =
   | { kind: 'showTables'; qualifier?: string[]; like?: string }
   | { kind: 'showColumns'; table: string[] }
   | { kind: 'showSession' }
-  | { kind: 'use'; catalog?: string; schema: string };
+  | { kind: 'use'; catalog?: string; schema: string }
+  | WriteStatement;
 
 const CACHE_LIMIT = 1000;
 const cache = new Map<string, Statement>();
@@ -78,6 +80,8 @@ function parseUncached(sql: string): Statement {
     throw new EngineError('SYNTAX_ERROR', `mismatched input '${firstWords(trimmed)}'`, { lineNumber: 1, columnNumber: 1 });
   }
   if (!/^(SELECT|WITH|VALUES|\()/iu.test(trimmed)) {
+    const write = /^(CREATE|INSERT|DELETE|DROP)\b/iu.test(trimmed) ? parseWriteStatement(sql, blankComments(sql), { parseQuery, syntaxError }) : undefined;
+    if (write) return write;
     const word = trimmed.split(/\s+/u)[0] ?? '';
     if (/^(CREATE|INSERT|DELETE|DROP|UPDATE|ALTER|SET|RESET|START|COMMIT|ROLLBACK|PREPARE|EXECUTE|DEALLOCATE|GRANT|REVOKE|CALL|MERGE|TRUNCATE|COMMENT|ANALYZE)$/iu.test(word)) {
       throw new EngineError('NOT_SUPPORTED', `${word.toUpperCase()} statements are not supported yet`, { lineNumber: 1, columnNumber: 1 });
@@ -106,8 +110,48 @@ function parseExplain(sql: string): Statement {
   return { kind: 'explain', analyze: Boolean(m[1]), type, statement: inner, sql };
 }
 
+/** `GROUPING SETS ((a, b), a, ())` → `grouping_sets(__gs(a, b), __gs(a), __gs())`, which the dialect parses. */
+function rewriteGroupingSets(sql: string): string {
+  const re = /\bGROUPING\s+SETS\s*\(/giu;
+  let out = '';
+  let last = 0;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(sql))) {
+    const open = m.index + m[0].length - 1;
+    let depth = 0;
+    let close = -1;
+    for (let i = open; i < sql.length; i++) {
+      if (sql[i] === '(') depth++;
+      else if (sql[i] === ')' && --depth === 0) {
+        close = i;
+        break;
+      }
+    }
+    if (close < 0) break;
+    const items: string[] = [];
+    let itemDepth = 0;
+    let start = open + 1;
+    for (let i = open + 1; i <= close; i++) {
+      const c = sql[i];
+      if (c === '(') itemDepth++;
+      else if (c === ')') itemDepth--;
+      if ((c === ',' && itemDepth === 0) || i === close) {
+        const item = sql.slice(start, i).trim();
+        start = i + 1;
+        if (item === '' && i === close && items.length === 0) continue;
+        items.push(item.startsWith('(') && item.endsWith(')') ? `__gs${item}` : `__gs(${item})`);
+      }
+    }
+    out += `${sql.slice(last, m.index)}grouping_sets(${items.join(', ')})`;
+    last = close + 1;
+    re.lastIndex = close + 1;
+  }
+  return out + sql.slice(last);
+}
+
 /** Rewrites Trino syntax that the postgresql dialect lacks, keeping every character's position. */
 function rewriteForDialect(sql: string): string {
+  if (/\bGROUPING\s+SETS\b/iu.test(sql)) sql = rewriteGroupingSets(sql);
   // substring(x FROM a FOR b) -> substring(x ,    a ,   b): same length, so locations still hold.
   return sql.replace(/\bsubstring\s*\(([^()]*?)\bFROM\b([^()]*?)(?:\bFOR\b([^()]*?))?\)/giu, (all, x: string, a: string, b?: string) => {
     const out = all.replace(/\bFROM\b/iu, ',   ').replace(/\bFOR\b/iu, ',  ');

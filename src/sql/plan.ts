@@ -47,6 +47,8 @@ export type PlanNode =
   | { readonly kind: 'sort'; readonly input: PlanNode; readonly keys: readonly SortKey[]; readonly fields: readonly Field[] }
   | { readonly kind: 'limit'; readonly input: PlanNode; readonly count: number | null; readonly offset: number; readonly fields: readonly Field[] }
   | { readonly kind: 'output'; readonly input: PlanNode; readonly names: readonly string[]; readonly fields: readonly Field[] }
+  /** GROUPING SETS: each row once per set, group fields outside the set NULL, then the set number. */
+  | { readonly kind: 'groupId'; readonly input: PlanNode; readonly groupCount: number; readonly sets: readonly (readonly number[])[]; readonly fields: readonly Field[] }
   /** Window functions: the input's fields, then one field per function. */
   | { readonly kind: 'window'; readonly input: PlanNode; readonly functions: readonly WindowFunctionSpec[]; readonly fields: readonly Field[] }
   /** UNION ALL: the inputs' rows, one after another (inputs have the same field types). */

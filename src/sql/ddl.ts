@@ -1,0 +1,345 @@
+// Write statements: CREATE/DROP SCHEMA, CREATE TABLE (columns or AS query), INSERT, DELETE, DROP
+// TABLE. The statement's frame is recognised here by hand (Trino's grammar, which node-sql-parser's
+// postgresql dialect does not cover); the parts that are queries or expressions go through
+// node-sql-parser with every character kept in place, so locations in errors point into the
+// original text. Executed by coordinator/writes.ts.
+
+import sqlParser from 'node-sql-parser';
+import { BIGINT, BOOLEAN, DATE, DOUBLE, INTEGER, REAL, SMALLINT, TIMESTAMP, TINYINT, decimal, varchar, MAX_DECIMAL_PRECISION, type SqlType } from '../data/types.js';
+import { EngineError, type SourceLocation } from '../util/engine-error.js';
+import type { AstNode } from './ast.js';
+
+export interface ColumnDefinition {
+  readonly name: string;
+  readonly type: SqlType;
+}
+
+interface Located {
+  /** The statement's text (trailing semicolon removed). */
+  readonly sql: string;
+  /** Where the statement starts (Trino reports statement-level errors there). */
+  readonly location: SourceLocation;
+}
+
+export type WriteStatement = Located &
+  (
+    | { readonly kind: 'createSchema'; readonly name: string[]; readonly ifNotExists: boolean }
+    | { readonly kind: 'dropSchema'; readonly name: string[]; readonly ifExists: boolean; readonly cascade: boolean }
+    | { readonly kind: 'createTable'; readonly name: string[]; readonly ifNotExists: boolean; readonly columns: ColumnDefinition[] }
+    | {
+        readonly kind: 'createTableAs';
+        readonly name: string[];
+        readonly ifNotExists: boolean;
+        readonly columnAliases: string[] | null;
+        readonly query: AstNode;
+        /** The text the query's AST locations refer to (the statement with its frame blanked out). */
+        readonly querySql: string;
+        readonly withData: boolean;
+      }
+    | { readonly kind: 'insert'; readonly name: string[]; readonly columns: string[] | null; readonly query: AstNode; readonly querySql: string }
+    /** `keep` selects the rows that stay (`SELECT * FROM t WHERE NOT coalesce(<where>, false)`); null without WHERE. */
+    | { readonly kind: 'delete'; readonly name: string[]; readonly keep: AstNode | null }
+    | { readonly kind: 'dropTable'; readonly name: string[]; readonly ifExists: boolean }
+  );
+
+export type WriteKind = WriteStatement['kind'];
+
+const WRITE_KINDS: ReadonlySet<string> = new Set<WriteKind>(['createSchema', 'dropSchema', 'createTable', 'createTableAs', 'insert', 'delete', 'dropTable']);
+
+export function isWriteStatement(s: { kind: string }): s is WriteStatement {
+  return WRITE_KINDS.has(s.kind);
+}
+
+/** What parse.ts lends: its query parser and its syntax-error mapping. */
+export interface QueryParsing {
+  parseQuery(sql: string): AstNode;
+  syntaxError(sql: string, e: unknown): EngineError;
+}
+
+const parser = new sqlParser.Parser();
+const PARSE_OPTIONS = { database: 'postgresql', parseOptions: { includeLocations: true } };
+
+const IDENT = String.raw`(?:"(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_$]*)`;
+const QNAME = String.raw`${IDENT}(?:\s*\.\s*${IDENT})*`;
+
+/**
+ * Recognises a write statement. `blank` is `sql` with comments blanked (same length). Returns
+ * undefined for anything else (the caller refuses other CREATE/DROP/... forms).
+ */
+export function parseWriteStatement(sql: string, blank: string, parsing: QueryParsing): WriteStatement | undefined {
+  const start = blank.search(/\S/u);
+  if (start < 0) return undefined;
+  const location = locationAt(sql, start);
+  const base = { sql, location };
+  const text = blank.slice(start);
+  let m: RegExpMatchArray | null;
+
+  if ((m = text.match(new RegExp(String.raw`^CREATE\s+SCHEMA\s+(IF\s+NOT\s+EXISTS\s+)?(${QNAME})\s*([\s\S]*)$`, 'iu')))) {
+    if (m[3]) throw new EngineError('NOT_SUPPORTED', `CREATE SCHEMA ${firstWord(m[3])} is not supported`, locationAt(sql, start + text.length - m[3].length));
+    return { ...base, kind: 'createSchema', name: splitQualified(m[2]), ifNotExists: Boolean(m[1]) };
+  }
+  if ((m = text.match(new RegExp(String.raw`^DROP\s+SCHEMA\s+(IF\s+EXISTS\s+)?(${QNAME})(?:\s+(CASCADE|RESTRICT))?\s*$`, 'iu')))) {
+    return { ...base, kind: 'dropSchema', name: splitQualified(m[2]), ifExists: Boolean(m[1]), cascade: (m[3] ?? '').toUpperCase() === 'CASCADE' };
+  }
+  if ((m = text.match(new RegExp(String.raw`^DROP\s+TABLE\s+(IF\s+EXISTS\s+)?(${QNAME})\s*$`, 'iu')))) {
+    return { ...base, kind: 'dropTable', name: splitQualified(m[2]), ifExists: Boolean(m[1]) };
+  }
+  if ((m = text.match(new RegExp(String.raw`^CREATE\s+TABLE\s+(IF\s+NOT\s+EXISTS\s+)?(${QNAME})\s*`, 'iu')))) {
+    return parseCreateTable(sql, blank, start + m[0].length, { ...base, name: splitQualified(m[2]), ifNotExists: Boolean(m[1]) }, parsing);
+  }
+  if ((m = text.match(new RegExp(String.raw`^INSERT\s+INTO\s+(${QNAME})\s*(\(\s*${IDENT}(?:\s*,\s*${IDENT})*\s*\))?\s*`, 'iu')))) {
+    const name = splitQualified(m[1]);
+    const columns = m[2] ? splitQualified(m[2]) : null;
+    const rest = start + m[0].length;
+    if (/^VALUES\b/iu.test(blank.slice(rest))) return { ...base, kind: 'insert', name, columns, query: valuesQuery(sql, parsing), querySql: sql };
+    if (rest >= blank.length) throw new EngineError('SYNTAX_ERROR', `mismatched input '<EOF>'. Expecting: '(', 'SELECT', 'TABLE', 'VALUES', 'WITH'`, locationAt(sql, sql.length));
+    const querySql = blankPrefix(sql, rest);
+    return { ...base, kind: 'insert', name, columns, query: parsing.parseQuery(querySql), querySql };
+  }
+  if ((m = text.match(new RegExp(String.raw`^DELETE\s+FROM\s+(${QNAME})\s*(WHERE\b)?`, 'iu')))) {
+    const name = splitQualified(m[1]);
+    if (!m[2]) {
+      if (start + m[0].length < blank.length) throw new EngineError('SYNTAX_ERROR', `mismatched input '${firstWord(blank.slice(start + m[0].length))}'. Expecting: 'WHERE', <EOF>`, locationAt(sql, start + m[0].length));
+      return { ...base, kind: 'delete', name, keep: null };
+    }
+    return { ...base, kind: 'delete', name, keep: keepQuery(sql, parsing) };
+  }
+  return undefined;
+}
+
+function parseCreateTable(
+  sql: string,
+  blank: string,
+  at: number,
+  head: Located & { name: string[]; ifNotExists: boolean },
+  parsing: QueryParsing,
+): WriteStatement {
+  let pos = at;
+  let parenthesized: string | null = null;
+  if (blank[pos] === '(') {
+    const end = matchingParen(blank, pos);
+    if (end < 0) throw new EngineError('SYNTAX_ERROR', `mismatched input '<EOF>'. Expecting: ')'`, locationAt(sql, sql.length));
+    parenthesized = sql.slice(pos + 1, end);
+    pos = end + 1;
+  }
+  const rest = blank.slice(pos);
+  const as = rest.match(/^\s*AS\s+/iu);
+  if (as) {
+    const queryStart = pos + as[0].length;
+    let queryEnd = blank.length;
+    let withData = true;
+    const tail = blank.slice(queryStart).match(/\s+WITH\s+(NO\s+)?DATA\s*$/iu);
+    if (tail) {
+      queryEnd = blank.length - tail[0].length;
+      withData = !tail[1];
+    }
+    const columnAliases = parenthesized === null ? null : splitTopLevel(parenthesized).map((a) => identifierOnly(a, sql));
+    const querySql = blankPrefix(sql.slice(0, queryEnd), queryStart);
+    return { ...head, kind: 'createTableAs', columnAliases, query: parsing.parseQuery(querySql), querySql, withData };
+  }
+  if (parenthesized === null) {
+    if (/^\s*LIKE\b/iu.test(rest)) throw new EngineError('NOT_SUPPORTED', 'CREATE TABLE ... LIKE is not supported', locationAt(sql, pos + rest.search(/\S/u)));
+    throw new EngineError('SYNTAX_ERROR', `mismatched input '${firstWord(rest) || '<EOF>'}'. Expecting: '(', 'AS'`, locationAt(sql, rest.trim() ? pos + rest.search(/\S/u) : sql.length));
+  }
+  const trailing = rest.trim();
+  if (trailing) {
+    // COMMENT 'text' on the table is accepted and ignored; properties are not supported.
+    if (!/^COMMENT\s+'(?:[^']|'')*'$/iu.test(trailing)) {
+      throw new EngineError('NOT_SUPPORTED', `CREATE TABLE ... ${firstWord(trailing).toUpperCase()} is not supported`, locationAt(sql, pos + rest.search(/\S/u)));
+    }
+  }
+  const columns: ColumnDefinition[] = [];
+  const elementsStart = at + 1;
+  let offset = 0;
+  for (const element of splitTopLevel(parenthesized)) {
+    const elementAt = elementsStart + parenthesized.indexOf(element, offset);
+    offset = parenthesized.indexOf(element, offset) + element.length;
+    columns.push(columnDefinition(element.trim(), sql, elementAt + (element.length - element.trimStart().length)));
+  }
+  if (columns.length === 0) throw new EngineError('SYNTAX_ERROR', `mismatched input ')'. Expecting: <identifier>`, locationAt(sql, at + 1));
+  return { ...head, kind: 'createTable', columns };
+}
+
+function columnDefinition(text: string, sql: string, at: number): ColumnDefinition {
+  const m = text.match(new RegExp(String.raw`^(${IDENT})\s+([\s\S]+)$`, 'u'));
+  if (!m) {
+    if (/^LIKE\b/iu.test(text)) throw new EngineError('NOT_SUPPORTED', 'CREATE TABLE ... LIKE is not supported', locationAt(sql, at));
+    throw new EngineError('SYNTAX_ERROR', `mismatched input '${firstWord(text.replace(new RegExp(`^${IDENT}\\s*`, 'u'), '')) || ','}'. Expecting: <type>`, locationAt(sql, at));
+  }
+  const name = identifierText(m[1]);
+  let spec = m[2].trim();
+  // Column options Trino allows after the type.
+  spec = spec.replace(/\s+COMMENT\s+'(?:[^']|'')*'\s*$/iu, '');
+  if (/\bWITH\s*\(/iu.test(spec)) throw new EngineError('NOT_SUPPORTED', `Column properties are not supported (column '${name}')`, locationAt(sql, at));
+  if (/\s+NOT\s+NULL$/iu.test(spec)) throw new EngineError('NOT_SUPPORTED', `NOT NULL columns are not supported (column '${name}')`, locationAt(sql, at));
+  const type = columnType(spec);
+  if (type === 'unknown') throw new EngineError('TYPE_NOT_FOUND', `Unknown type '${spec.toLowerCase()}' for column '${name}'`, locationAt(sql, at + m[0].indexOf(m[2])));
+  if (type === 'unsupported') throw new EngineError('NOT_SUPPORTED', `Unsupported column type '${spec.toLowerCase()}' for column '${name}'`, locationAt(sql, at + m[0].indexOf(m[2])));
+  return { name, type };
+}
+
+const KNOWN_UNSUPPORTED = /^(char|character|varbinary|json|time|uuid|ipaddress|array|map|row|interval|hyperloglog|qdigest|tdigest|setdigest|geometry|sphericalgeography)\b/iu;
+
+/** A column type written the Trino way; 'unknown' for names Trino does not know either. */
+function columnType(spec: string): SqlType | 'unknown' | 'unsupported' {
+  const t = spec.toLowerCase().replace(/\s+/gu, ' ').replace(/\s*\(\s*/gu, '(').replace(/\s*\)/gu, ')').replace(/\s*,\s*/gu, ',');
+  switch (t) {
+    case 'boolean':
+      return BOOLEAN;
+    case 'tinyint':
+      return TINYINT;
+    case 'smallint':
+      return SMALLINT;
+    case 'integer':
+    case 'int':
+      return INTEGER;
+    case 'bigint':
+      return BIGINT;
+    case 'real':
+      return REAL;
+    case 'double':
+    case 'double precision':
+      return DOUBLE;
+    case 'date':
+      return DATE;
+    case 'timestamp':
+    case 'timestamp(3)':
+      return TIMESTAMP;
+    case 'varchar':
+      return varchar();
+    case 'decimal':
+      return decimal(MAX_DECIMAL_PRECISION, 0);
+  }
+  let m: RegExpMatchArray | null;
+  if ((m = t.match(/^varchar\((\d+)\)$/u))) {
+    const n = Number(m[1]);
+    return n >= 1 && n <= 2147483646 ? varchar(n) : 'unsupported';
+  }
+  if ((m = t.match(/^decimal\((\d+)(?:,(\d+))?\)$/u))) {
+    const p = Number(m[1]);
+    const s = Number(m[2] ?? 0);
+    return p >= 1 && p <= MAX_DECIMAL_PRECISION && s <= p ? decimal(p, s) : 'unsupported';
+  }
+  if (/^timestamp\(\d+\)/u.test(t) || /^timestamp with/u.test(t) || KNOWN_UNSUPPORTED.test(t)) return 'unsupported';
+  return 'unknown';
+}
+
+/** `INSERT INTO t [(cols)] VALUES ...` → `SELECT * FROM (VALUES ...)`, with the rows' own AST nodes. */
+function valuesQuery(sql: string, parsing: QueryParsing): AstNode {
+  const native = astify(sql, parsing);
+  if (native.type !== 'insert' || native.values?.type !== 'values') throw new EngineError('SYNTAX_ERROR', `mismatched input 'VALUES'`, { lineNumber: 1, columnNumber: 1 });
+  const template = astify('SELECT * FROM (VALUES (1)) AS "$values"', parsing);
+  const from = template.from[0];
+  return { ...template, from: [{ ...from, expr: { ...native.values, parentheses: true } }] };
+}
+
+/** `DELETE FROM t WHERE p` → `SELECT * FROM t WHERE NOT coalesce(p, false)`: the rows that stay. */
+function keepQuery(sql: string, parsing: QueryParsing): AstNode {
+  const native = astify(sql, parsing);
+  if (native.type !== 'delete' || !native.where) throw new EngineError('SYNTAX_ERROR', `mismatched input 'WHERE'`, { lineNumber: 1, columnNumber: 1 });
+  const template = astify('SELECT * FROM "$target" WHERE NOT coalesce(true, false)', parsing);
+  const not = template.where;
+  const call = not.expr;
+  return {
+    ...template,
+    where: { ...not, expr: { ...call, args: { ...call.args, value: [native.where, call.args.value[1]] } } },
+  };
+}
+
+function astify(sql: string, parsing: QueryParsing): AstNode {
+  let ast: unknown;
+  try {
+    ast = parser.astify(sql, PARSE_OPTIONS);
+  } catch (e) {
+    throw parsing.syntaxError(sql, e);
+  }
+  const list = Array.isArray(ast) ? ast : [ast];
+  if (list.length !== 1) throw new EngineError('SYNTAX_ERROR', `mismatched input ';'. Expecting: <EOF>`, { lineNumber: 1, columnNumber: 1 });
+  return list[0] as AstNode;
+}
+
+/** The text with everything before `offset` blanked (newlines kept), so positions still hold. */
+function blankPrefix(sql: string, offset: number): string {
+  return sql.slice(0, offset).replace(/[^\n]/gu, ' ') + sql.slice(offset);
+}
+
+/** Index of the `)` closing the `(` at `open`, skipping quoted text; -1 when unbalanced. */
+function matchingParen(s: string, open: number): number {
+  let depth = 0;
+  for (let i = open; i < s.length; i++) {
+    const c = s[i];
+    if (c === "'" || c === '"') {
+      i = skipQuoted(s, i, c) - 1;
+    } else if (c === '(') depth++;
+    else if (c === ')') {
+      depth--;
+      if (depth === 0) return i;
+    }
+  }
+  return -1;
+}
+
+/** Splits on commas outside parentheses and quotes. */
+function splitTopLevel(s: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let from = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i];
+    if (c === "'" || c === '"') i = skipQuoted(s, i, c) - 1;
+    else if (c === '(') depth++;
+    else if (c === ')') depth--;
+    else if (c === ',' && depth === 0) {
+      out.push(s.slice(from, i));
+      from = i + 1;
+    }
+  }
+  if (s.slice(from).trim() || out.length > 0) out.push(s.slice(from));
+  return out;
+}
+
+function skipQuoted(s: string, start: number, quote: string): number {
+  let i = start + 1;
+  while (i < s.length) {
+    if (s[i] === quote) {
+      if (s[i + 1] === quote) i += 2;
+      else return i + 1;
+    } else i++;
+  }
+  return i;
+}
+
+function identifierOnly(text: string, sql: string): string {
+  const t = text.trim();
+  if (!new RegExp(`^${IDENT}$`, 'u').test(t)) throw new EngineError('SYNTAX_ERROR', `mismatched input '${firstWord(t)}'. Expecting: <identifier>`, locationAt(sql, Math.max(0, sql.indexOf(t))));
+  return identifierText(t);
+}
+
+/** Table, schema and column names are lower-cased (as Trino's memory connector stores them). */
+function identifierText(raw: string): string {
+  return (raw.startsWith('"') ? raw.slice(1, -1).replace(/""/gu, '"') : raw).toLowerCase();
+}
+
+function splitQualified(raw: string): string[] {
+  const parts: string[] = [];
+  const re = new RegExp(IDENT, 'gu');
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(raw))) parts.push(identifierText(m[0]));
+  return parts;
+}
+
+function firstWord(s: string): string {
+  return s.trim().split(/[\s(),]+/u)[0] ?? '';
+}
+
+function locationAt(sql: string, offset: number): SourceLocation {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = 0; i < offset && i < sql.length; i++) {
+    if (sql.charCodeAt(i) === 10) {
+      line++;
+      lineStart = i + 1;
+    }
+  }
+  return { lineNumber: line, columnNumber: offset - lineStart + 1 };
+}
