@@ -36,9 +36,16 @@ export interface Connector {
 
 export class CatalogRegistry {
   private readonly catalogs = new Map<string, Connector>();
+  private readonly registered = new Map<string, Connector>();
 
   register(name: string, connector: Connector): void {
+    this.registered.set(name, connector);
     this.catalogs.set(name, new WithInformationSchema(name, connector, this));
+  }
+
+  /** The connector as registered, without `information_schema` (to reach e.g. the memory connector's writes). */
+  unwrap(name: string): Connector | undefined {
+    return this.registered.get(name);
   }
 
   names(): string[] {

@@ -2,6 +2,7 @@
 // and task resources. (The node resource is registered separately by the app.)
 
 import { CatalogRegistry } from '../connectors/catalog.js';
+import { MemoryConnector } from '../connectors/memory.js';
 import { SystemConnector } from '../connectors/system.js';
 import { TpchConnector } from '../connectors/tpch/connector.js';
 import { WorkerPool } from '../exec/pool.js';
@@ -38,6 +39,7 @@ export function registerCoordinator(options: CoordinatorOptions): Coordinator {
   const catalogs = new CatalogRegistry();
   let manager: QueryManager | undefined;
   catalogs.register('tpch', tpch);
+  catalogs.register('memory', new MemoryConnector('memory'));
   catalogs.register(
     'system',
     new SystemConnector({

@@ -10,6 +10,7 @@ import { VARCHAR, typeDisplayName, type SqlType } from '../data/types.js';
 import { likeMatcher } from '../exec/compile/runtime.js';
 import type { WorkerPool } from '../exec/pool.js';
 import { analyzeQuery, resolveTableName, type AnalysisContext } from '../sql/analyze.js';
+import { isWriteStatement } from '../sql/ddl.js';
 import { explainDistributed, explainLogical } from '../sql/explain.js';
 import { fragmentPlan, rowsPlan, type QueryPlan, type StagePlan } from '../sql/fragment.js';
 import { parseStatement, type Statement } from '../sql/parse.js';
@@ -18,6 +19,7 @@ import type { Logger } from '../util/logger.js';
 import { QueryExecution } from './execution.js';
 import { Query, type QueryDriver, type Session } from './query.js';
 import { statementStats } from './query-info.js';
+import { WriteExecutor } from './writes.js';
 
 export interface QueryManagerOptions {
   readonly catalogs: CatalogRegistry;
@@ -45,12 +47,20 @@ export class QueryManager implements QueryDriver {
   private lastSecond = '';
   private readonly sweeper: NodeJS.Timeout;
   private textPoolPromise: Promise<Uint8Array> | undefined;
+  private readonly writes: WriteExecutor;
 
   constructor(private readonly options: QueryManagerOptions) {
     const bytes = randomBytes(5);
     this.coordinatorId = [...bytes].map((b) => COORDINATOR_ID_ALPHABET[b % COORDINATOR_ID_ALPHABET.length]).join('');
     this.sweeper = setInterval(() => this.sweep(), 1000);
     this.sweeper.unref();
+    this.writes = new WriteExecutor(options.catalogs, {
+      pool: options.pool,
+      tpch: options.tpch,
+      textPool: () => this.sharedTextPool(),
+      memoryLimitBytes: options.memoryLimitBytes,
+      splitsFor: (stage) => this.splitsFor(stage),
+    });
   }
 
   /** `YYYYMMDD_HHMMSS_NNNNN_xxxxx`: UTC time, a 5-digit counter, this coordinator's id. */
@@ -105,7 +115,7 @@ export class QueryManager implements QueryDriver {
   async process(query: Query): Promise<void> {
     if (!query.transition('PLANNING')) return;
     const statement = parseStatement(query.sql);
-    const plan = this.plan(query, statement);
+    const plan = isWriteStatement(statement) ? await this.writes.execute(query, statement, this.analysisContext(query)) : this.plan(query, statement);
     if (query.done) return;
     if (!plan) {
       query.transition('FINISHING');

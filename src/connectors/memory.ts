@@ -1,0 +1,222 @@
+// The memory catalog: schemas and tables whose rows live in pages on SharedArrayBuffers, so every
+// worker thread scans them without copying. A table's pages are an immutable array replaced whole on
+// each commit (append or rewrite), so a reader always sees one consistent snapshot and a failed
+// write changes nothing. All mutation happens on the main thread, one synchronous step per commit.
+
+import { pageBytes, type Column, type Page } from '../data/page.js';
+import { EngineError } from '../util/engine-error.js';
+import type { ColumnMetadata, Connector, Split, TableMetadata } from './catalog.js';
+
+export const DEFAULT_SCHEMA = 'default';
+
+/** One memory table. `pages` is replaced (never mutated) by commits. */
+export class MemoryTable {
+  pages: readonly Page[] = [];
+  rows = 0;
+  bytes = 0;
+  /** False once dropped: late commits to it fail instead of writing into nothing. */
+  live = true;
+
+  constructor(
+    readonly catalog: string,
+    readonly schema: string,
+    readonly name: string,
+    readonly columns: readonly ColumnMetadata[],
+  ) {}
+
+  get qualifiedName(): string {
+    return `${this.catalog}.${this.schema}.${this.name}`;
+  }
+}
+
+export interface MemoryConnectorOptions {
+  /** Bytes all memory tables together may hold (Trino's memory.max-data-per-node); default unlimited. */
+  readonly maxDataBytes?: number;
+}
+
+export class MemoryConnector implements Connector {
+  private readonly schemas = new Map<string, Map<string, MemoryTable>>([[DEFAULT_SCHEMA, new Map()]]);
+  private totalBytes = 0;
+
+  constructor(
+    readonly catalog = 'memory',
+    private readonly options: MemoryConnectorOptions = {},
+  ) {}
+
+  /** Bytes held by all tables. */
+  get dataBytes(): number {
+    return this.totalBytes;
+  }
+
+  listSchemas(): string[] {
+    return [...this.schemas.keys()].sort();
+  }
+
+  listTables(schema: string): string[] {
+    return [...(this.schemas.get(schema)?.keys() ?? [])].sort();
+  }
+
+  getTable(schema: string, table: string): TableMetadata | undefined {
+    const t = this.table(schema, table);
+    return t ? { catalog: this.catalog, schema, name: table, columns: t.columns, rowCount: t.rows } : undefined;
+  }
+
+  /** Splits of about `targetRows` rows over the table's current pages (whole pages per split). */
+  splits(table: TableMetadata, targetRows: number): Split[] {
+    const t = this.table(table.schema, table.name);
+    return t ? splitsOf(t.pages, targetRows) : [];
+  }
+
+  table(schema: string, name: string): MemoryTable | undefined {
+    return this.schemas.get(schema)?.get(name);
+  }
+
+  hasSchema(schema: string): boolean {
+    return this.schemas.has(schema);
+  }
+
+  /** Creates a schema; false when it already exists. */
+  createSchema(schema: string): boolean {
+    if (this.schemas.has(schema)) return false;
+    this.schemas.set(schema, new Map());
+    return true;
+  }
+
+  /** Drops a schema (and with `cascade` its tables); false when it does not exist. */
+  dropSchema(schema: string, cascade: boolean): boolean {
+    const tables = this.schemas.get(schema);
+    if (!tables) return false;
+    if (tables.size > 0 && !cascade) throw new EngineError('SCHEMA_NOT_EMPTY', `Cannot drop non-empty schema '${schema}'`, { lineNumber: 1, columnNumber: 1 });
+    for (const t of tables.values()) this.release(t);
+    this.schemas.delete(schema);
+    return true;
+  }
+
+  /** Creates a table holding `pages` (already in the table's column types); undefined when the name is taken. */
+  createTable(schema: string, name: string, columns: readonly ColumnMetadata[], pages: readonly Page[] = []): MemoryTable | undefined {
+    const tables = this.schemas.get(schema);
+    if (!tables) throw new EngineError('SCHEMA_NOT_FOUND', `Schema '${schema}' does not exist`, { lineNumber: 1, columnNumber: 1 });
+    if (tables.has(name)) return undefined;
+    const table = new MemoryTable(this.catalog, schema, name, columns);
+    this.commit(table, pages);
+    tables.set(name, table);
+    return table;
+  }
+
+  /** Drops a table; false when it does not exist. */
+  dropTable(schema: string, name: string): boolean {
+    const tables = this.schemas.get(schema);
+    const table = tables?.get(name);
+    if (!tables || !table) return false;
+    tables.delete(name);
+    this.release(table);
+    return true;
+  }
+
+  /** Appends pages (in the table's column types) to a live table, atomically. */
+  append(table: MemoryTable, pages: readonly Page[]): void {
+    this.requireLive(table);
+    if (pages.length === 0) return;
+    this.commit(table, [...table.pages, ...pages]);
+  }
+
+  /**
+   * Replaces the pages of `snapshot` (a prefix of the table's pages taken earlier) by `replacement`,
+   * keeping pages appended since then. Callers serialize rewrites of one table (see writes.ts).
+   */
+  rewrite(table: MemoryTable, snapshot: readonly Page[], replacement: readonly Page[]): void {
+    this.requireLive(table);
+    const current = table.pages;
+    for (let i = 0; i < snapshot.length; i++) {
+      if (current[i] !== snapshot[i]) throw new EngineError('GENERIC_INTERNAL_ERROR', `Table '${table.qualifiedName}' was rewritten concurrently`);
+    }
+    this.commit(table, [...replacement, ...current.slice(snapshot.length)]);
+  }
+
+  private requireLive(table: MemoryTable): void {
+    if (!table.live || this.schemas.get(table.schema)?.get(table.name) !== table) {
+      throw new EngineError('TABLE_NOT_FOUND', `Table '${table.qualifiedName}' does not exist`);
+    }
+  }
+
+  /** The one place a table's pages change: checks the memory limit, then swaps. */
+  private commit(table: MemoryTable, pages: readonly Page[]): void {
+    for (const p of pages) {
+      if (p.columns.length !== table.columns.length) throw new EngineError('GENERIC_INTERNAL_ERROR', `Page with ${p.columns.length} columns for ${table.columns.length}-column table '${table.qualifiedName}'`);
+    }
+    const shared = pages.map(sharedPage);
+    const bytes = shared.reduce((n, p) => n + pageBytes(p), 0);
+    const limit = this.options.maxDataBytes ?? Number.POSITIVE_INFINITY;
+    const total = this.totalBytes - table.bytes + bytes;
+    if (total > limit) {
+      throw new EngineError('GENERIC_INSUFFICIENT_RESOURCES', `Memory limit [${limit}] for memory connector exceeded`);
+    }
+    this.totalBytes = total;
+    table.pages = shared;
+    table.bytes = bytes;
+    table.rows = shared.reduce((n, p) => n + p.length, 0);
+  }
+
+  private release(table: MemoryTable): void {
+    table.live = false;
+    this.totalBytes -= table.bytes;
+    table.pages = [];
+    table.bytes = 0;
+    table.rows = 0;
+  }
+}
+
+/** Groups pages into splits of about `targetRows` rows (a split never cuts a page). */
+export function splitsOf(pages: readonly Page[], targetRows: number): Split[] {
+  const out: Split[] = [];
+  let group: Page[] = [];
+  let rows = 0;
+  for (const p of pages) {
+    if (p.length === 0) continue;
+    if (group.length > 0 && rows + p.length > targetRows) {
+      out.push({ kind: 'pages', pages: group, rows });
+      group = [];
+      rows = 0;
+    }
+    group.push(p);
+    rows += p.length;
+  }
+  if (group.length > 0) out.push({ kind: 'pages', pages: group, rows });
+  return out;
+}
+
+function isShared(a: ArrayBufferView | null): boolean {
+  return a === null || a.buffer instanceof SharedArrayBuffer;
+}
+
+function sharedCopy<T extends ArrayBufferView & { set(a: ArrayLike<number>): void }>(a: T): T {
+  if (a.buffer instanceof SharedArrayBuffer) return a;
+  const ctor = a.constructor as new (b: SharedArrayBuffer, o: number, n: number) => T;
+  const n = (a as unknown as ArrayLike<number>).length;
+  const bytes = Math.max(8, Math.ceil(a.byteLength / 8) * 8);
+  const out = new ctor(new SharedArrayBuffer(bytes), 0, n);
+  out.set(a as unknown as ArrayLike<number>);
+  return out;
+}
+
+function sharedColumn(c: Column): Column {
+  const validity = c.validity === null ? null : sharedCopy(c.validity);
+  switch (c.kind) {
+    case 'fixed':
+      return isShared(c.values) && isShared(c.validity) ? c : { ...c, validity, values: sharedCopy(c.values) };
+    case 'varchar':
+      return isShared(c.offsets) && isShared(c.data) && isShared(c.validity) ? c : { ...c, validity, offsets: sharedCopy(c.offsets), data: sharedCopy(c.data) };
+    case 'dict': {
+      const dictionary = sharedColumn(c.dictionary);
+      return isShared(c.indices) && isShared(c.validity) && dictionary === c.dictionary
+        ? c
+        : { ...c, validity, indices: sharedCopy(c.indices), dictionary: dictionary as typeof c.dictionary };
+    }
+  }
+}
+
+/** The page with every buffer on a SharedArrayBuffer (copying only buffers that are not). */
+export function sharedPage(page: Page): Page {
+  const columns = page.columns.map(sharedColumn);
+  return columns.every((c, i) => c === page.columns[i]) ? page : { length: page.length, columns };
+}
