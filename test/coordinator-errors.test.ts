@@ -37,8 +37,13 @@ const CASES: ErrorCase[] = [
   { sql: 'select * from nosuchcatalog.tiny.nation', name: 'CATALOG_NOT_FOUND', code: 44, message: /Catalog 'nosuchcatalog'/ },
   { sql: 'select * from tpch.nosuchschema.nation', name: 'SCHEMA_NOT_FOUND', code: 45, message: /Schema 'nosuchschema' does not exist/ },
   { sql: 'select nosuchfn(1)', name: 'FUNCTION_NOT_FOUND', code: 6, message: /Function 'nosuchfn' not registered/ },
-  { sql: 'select * from nation a join region b on true', name: 'NOT_SUPPORTED', code: 13, message: /Joins are not supported yet/, location: { lineNumber: 1, columnNumber: 29 } },
-  { sql: 'select * from nation, region', name: 'NOT_SUPPORTED', code: 13, message: /Joins are not supported yet/ },
+  { sql: 'select * from nation n join region r using (regionkey)', name: 'NOT_SUPPORTED', code: 13, message: /USING is not supported/ },
+  {
+    sql: 'select (select max(r.regionkey) from region r where r.regionkey < n.regionkey) from nation n',
+    name: 'NOT_SUPPORTED',
+    code: 13,
+    message: /Correlated subqueries with conditions other than equality/,
+  },
 ];
 
 describe('errors', () => {

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { SHARED_TPCH } from './support/shared.js';
 import { readInt64, readUtf8, type Column, type Page } from '../src/data/page.js';
 import {
   generateTpchSplit,
@@ -20,7 +21,7 @@ import {
   type TpchTableName,
 } from '../src/connectors/tpch/index.js';
 
-const REFERENCE = '/work/shared/tpch/sf0.01';
+const REFERENCE = join(SHARED_TPCH, 'sf0.01');
 const ROWS_AT_TINY: Record<TpchTableName, number> = {
   region: 5,
   nation: 25,

@@ -8,9 +8,10 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { SHARED_TPCH } from './support/shared.js';
 import { tblChunks, TPCH_TABLE_NAMES, writeTbl, type TpchTableName } from '../src/connectors/tpch/index.js';
 
-const REFERENCE = '/work/shared/tpch';
+const REFERENCE = SHARED_TPCH;
 
 function sums(path: string): Map<string, string> {
   const out = new Map<string, string>();

@@ -3,10 +3,11 @@
 // compares result sets with ours.
 
 import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 
-export const SHARED_TPCH = resolve(import.meta.dirname, '../../../shared/tpch');
+export { SHARED_TPCH } from './shared.js';
+import { SHARED_TPCH } from './shared.js';
 
 /** Column lists per table, parsed from trino_schema.sql. */
 function schemaTables(): { name: string; columns: { name: string; type: string }[] }[] {
