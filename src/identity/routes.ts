@@ -22,12 +22,16 @@ import * as component from './admin/component.js';
 import * as organizations from './admin/organizations.js';
 import * as organization from './admin/organization.js';
 import * as attackDetection from './admin/attack-detection.js';
+import * as localization from './admin/localization.js';
+import * as clientCertificates from './admin/client-certificates.js';
+import * as clientPolicies from './admin/client-policies.js';
 import { registerOidcRoutes } from './oidc/routes.js';
 
 export function registerIdentityRoutes(registry: RouteRegistry, svc: IdentityService): void {
   const admin = new AdminRoutes(registry, svc);
-  for (const m of [realms, realm, users, user, roles, clients, client, clientScopes, groups, group, events, serverinfo, authentication, requiredActions, components, component, organizations, organization, attackDetection]) m.register(admin);
+  for (const m of [realms, realm, users, user, roles, clients, client, clientScopes, groups, group, events, serverinfo, authentication, requiredActions, components, component, organizations, organization, attackDetection, localization, clientCertificates, clientPolicies]) m.register(admin);
   registerOidcRoutes(registry, svc);
+  localization.registerThemeResources(registry, svc);
 }
 
 export { openIdentityService, IdentityService, type Principal } from './service.js';

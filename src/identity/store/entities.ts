@@ -94,6 +94,8 @@ export interface ClientEntity {
   secret?: string;
   _rotatedSecret?: string;
   _registrationAccessToken?: string;
+  /** Private keys of client certificates by attribute prefix (PKCS#8 PEM): never returned. */
+  _certKeys?: Record<string, string>;
   redirectUris: string[];
   webOrigins: string[];
   notBefore: number;
