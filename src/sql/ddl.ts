@@ -173,8 +173,9 @@ function columnDefinition(text: string, sql: string, at: number): ColumnDefiniti
   if (/\bWITH\s*\(/iu.test(spec)) throw new EngineError('NOT_SUPPORTED', `Column properties are not supported (column '${name}')`, locationAt(sql, at));
   if (/\s+NOT\s+NULL$/iu.test(spec)) throw new EngineError('NOT_SUPPORTED', `NOT NULL columns are not supported (column '${name}')`, locationAt(sql, at));
   const type = columnType(spec);
-  if (type === 'unknown') throw new EngineError('TYPE_NOT_FOUND', `Unknown type '${spec.toLowerCase()}' for column '${name}'`, locationAt(sql, at + m[0].indexOf(m[2])));
-  if (type === 'unsupported') throw new EngineError('NOT_SUPPORTED', `Unsupported column type '${spec.toLowerCase()}' for column '${name}'`, locationAt(sql, at + m[0].indexOf(m[2])));
+  // Trino reports both at the column definition.
+  if (type === 'unknown') throw new EngineError('TYPE_NOT_FOUND', `Unknown type '${spec.toLowerCase()}' for column '${name}'`, locationAt(sql, at));
+  if (type === 'unsupported') throw new EngineError('NOT_SUPPORTED', `Unsupported column type '${spec.toLowerCase()}' for column '${name}'`, locationAt(sql, at));
   return { name, type };
 }
 
