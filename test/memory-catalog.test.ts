@@ -263,6 +263,29 @@ describe('atomicity and concurrency', () => {
     expect(await rows('SELECT * FROM atomic')).toEqual([[1, 'a']]);
   });
 
+  it('a canceled INSERT ... SELECT writes nothing', async () => {
+    await ok('CREATE TABLE canceled (k bigint)');
+    const post = await fetch(`${server.baseUrl}/v1/statement`, {
+      method: 'POST',
+      body: 'INSERT INTO canceled SELECT l.orderkey FROM tpch.tiny.lineitem l CROSS JOIN tpch.tiny.nation n',
+      headers: { 'X-Engine-User': 'test', ...MEMORY },
+    });
+    const first = (await post.json()) as StatementAnswer;
+    expect((await fetch(first.nextUri as string, { method: 'DELETE' })).status).toBe(204);
+    // Follow the query to its end: canceled, and the table still empty.
+    let answer = first;
+    for (let token = 1; answer.nextUri; token++) {
+      const res = await fetch(`${server.baseUrl}/v1/statement/${first.id}/${token}`);
+      if (res.status !== 200) break;
+      answer = (await res.json()) as StatementAnswer;
+    }
+    const info = (await (await fetch(`${server.baseUrl}/v1/query/${first.id}`)).json()) as { state: string; errorCode?: { name: string } };
+    expect(info.state).toBe('FAILED');
+    expect(info.errorCode?.name).toBe('USER_CANCELED');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await rows('SELECT count(*) FROM canceled')).toEqual([[0]]);
+  });
+
   it('20 concurrent INSERTs of 10 rows each lose nothing', async () => {
     await ok('CREATE TABLE conc (writer integer, n integer)');
     const inserts = Array.from({ length: 20 }, (_, w) => sql(`INSERT INTO conc VALUES ${Array.from({ length: 10 }, (_, n) => `(${w}, ${n})`).join(', ')}`));
