@@ -22,6 +22,7 @@ const OPTIONS: readonly OptionSpec[] = [
   { key: 'dataDir', flag: '--data-dir', env: 'DATA_DIR', value: '<path>', defaultText: './data', help: 'folder for the identity store and generated data' },
   { key: 'workers', flag: '--workers', env: 'WORKERS', value: '<n>', defaultText: 'number of cores', help: 'worker threads executing query tasks' },
   { key: 'queryMaxMemory', flag: '--query-max-memory', env: 'QUERY_MAX_MEMORY', value: '<size>', defaultText: '1GB', help: 'memory limit of one query (e.g. 512MB)' },
+  { key: 'memoryMaxData', flag: '--memory-max-data', env: 'MEMORY_MAX_DATA', value: '<size>', defaultText: '2GB', help: 'bytes all tables of the memory catalog may hold together' },
   { key: 'queryClientTimeout', flag: '--query-client-timeout', env: 'QUERY_CLIENT_TIMEOUT', value: '<duration>', defaultText: '5m', help: 'a query whose results nobody polls for this long is abandoned' },
   { key: 'maxBodySize', flag: '--max-body-size', env: 'MAX_BODY_SIZE', value: '<size>', defaultText: '1MB', help: 'largest accepted request body; larger ones get 413' },
   { key: 'logLevel', flag: '--log-level', env: 'LOG_LEVEL', value: '<level>', defaultText: 'info', help: LOG_LEVELS.join(', ') },
@@ -39,6 +40,7 @@ type RawConfig = {
   dataDir?: string;
   workers?: string;
   queryMaxMemory?: string;
+  memoryMaxData?: string;
   queryClientTimeout?: string;
   maxBodySize?: string;
   logLevel?: string;
@@ -88,6 +90,7 @@ const ConfigSchema = z.object({
   dataDir: nonEmpty.default('./data'),
   workers: integerText(1, 1024).default(() => os.availableParallelism()),
   queryMaxMemory: sizeText.pipe(z.number().positive('must be positive')).default(1024 ** 3),
+  memoryMaxData: sizeText.pipe(z.number().positive('must be positive')).default(2 * 1024 ** 3),
   queryClientTimeout: durationText.pipe(z.number().positive('must be positive')).default(5 * 60_000),
   maxBodySize: sizeText.pipe(z.number().positive('must be positive')).default(1024 ** 2),
   logLevel: z.enum(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
@@ -106,6 +109,8 @@ export interface Config {
   readonly workers: number;
   /** Bytes. */
   readonly queryMaxMemoryBytes: number;
+  /** Bytes all memory-catalog tables may hold together. */
+  readonly memoryMaxDataBytes: number;
   /** Milliseconds. */
   readonly queryClientTimeoutMs: number;
   /** Bytes. */
@@ -191,6 +196,7 @@ export function loadConfig(argv: readonly string[], env: Readonly<Record<string,
     dataDir: c.dataDir,
     workers: c.workers,
     queryMaxMemoryBytes: c.queryMaxMemory,
+    memoryMaxDataBytes: c.memoryMaxData,
     queryClientTimeoutMs: c.queryClientTimeout,
     maxBodyBytes: c.maxBodySize,
     logLevel: c.logLevel,

@@ -317,3 +317,24 @@ describe('statements still refused', () => {
     await fails(text, 'NOT_SUPPORTED', 13, message);
   });
 });
+
+describe('memory limit', () => {
+  it('a write beyond --memory-max-data fails and changes nothing', async () => {
+    const small = await startServer({ memoryMaxDataBytes: 64 * 1024 });
+    try {
+      const q = (text: string): Promise<QueryOutcome> => runQuery(small.baseUrl, text, MEMORY);
+      expect((await q('CREATE TABLE lim (k bigint, c varchar)')).error).toBeUndefined();
+      expect((await q("INSERT INTO lim VALUES (1, 'a')")).error).toBeUndefined();
+      const r = await q('INSERT INTO lim SELECT orderkey, comment FROM tpch.tiny.orders');
+      expect(r.error).toMatchObject({ errorName: 'GENERIC_INSUFFICIENT_RESOURCES', errorType: 'INSUFFICIENT_RESOURCES', message: 'Memory limit [65536] for memory connector exceeded' });
+      expect((await q('CREATE TABLE lim2 AS SELECT * FROM tpch.tiny.orders')).error?.errorName).toBe('GENERIC_INSUFFICIENT_RESOURCES');
+      expect((await q('SELECT * FROM lim')).rows).toEqual([[1, 'a']]);
+      expect((await q("SHOW TABLES LIKE 'lim%'")).rows).toEqual([['lim']]);
+      // Space is given back by DROP.
+      expect((await q('DROP TABLE lim')).error).toBeUndefined();
+      expect((await q('CREATE TABLE lim3 AS SELECT orderkey FROM tpch.tiny.orders WHERE orderkey < 1000')).error).toBeUndefined();
+    } finally {
+      await small.close();
+    }
+  });
+});

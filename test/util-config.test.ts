@@ -10,6 +10,7 @@ describe('loadConfig', () => {
       dataDir: './data',
       workers: os.availableParallelism(),
       queryMaxMemoryBytes: 1024 ** 3,
+      memoryMaxDataBytes: 2 * 1024 ** 3,
       queryClientTimeoutMs: 300_000,
       maxBodyBytes: 1024 ** 2,
       logLevel: 'info',

@@ -19,6 +19,8 @@ export interface CoordinatorOptions {
   readonly logger: Logger;
   readonly workers: number;
   readonly queryMaxMemoryBytes: number;
+  /** Bytes the memory catalog's tables may hold together (unlimited when absent). */
+  readonly memoryMaxDataBytes?: number;
   readonly queryClientTimeoutMs: number;
   readonly version: string;
   /** The node's own URI (known once the server listens). */
@@ -39,7 +41,7 @@ export function registerCoordinator(options: CoordinatorOptions): Coordinator {
   const catalogs = new CatalogRegistry();
   let manager: QueryManager | undefined;
   catalogs.register('tpch', tpch);
-  catalogs.register('memory', new MemoryConnector('memory'));
+  catalogs.register('memory', new MemoryConnector('memory', { maxDataBytes: options.memoryMaxDataBytes }));
   catalogs.register(
     'system',
     new SystemConnector({
