@@ -35,9 +35,14 @@ export function gatherColumn(col: Column, sel: Int32Array, count: number): Colum
         offsets[j + 1] = bytes;
       }
       const data = allocShared(Uint8Array, bytes);
+      const src = col.data;
+      const srcOffsets = col.offsets;
+      // A plain byte loop: short strings copy faster than a subarray + set per row.
+      let pos = 0;
       for (let j = 0; j < count; j++) {
         const i = sel[j];
-        data.set(col.data.subarray(col.offsets[i], col.offsets[i + 1]), offsets[j]);
+        const end = srcOffsets[i + 1];
+        for (let k = srcOffsets[i]; k < end; k++) data[pos++] = src[k];
       }
       const out: VarcharColumn = { kind: 'varchar', type: col.type, length: count, validity, offsets, data };
       return out;

@@ -30,6 +30,7 @@ import { DOUBLE } from '../data/types.js';
 import { andAll, children, exprKey, hasOuterRef, mapChildren, remapColumns, type Expr } from './ir.js';
 import { joinPlans, planJoinGroup, type Relation } from './join-planner.js';
 import { evaluateConstant } from '../exec/compile/constant.js';
+import { optimize } from './optimize/index.js';
 import { locateName } from './parse.js';
 import type { AggregateCall, Field, PlanNode, SortKey } from './plan.js';
 import { Scope, type ScopeField } from './scope.js';
@@ -54,9 +55,10 @@ interface SelectResult {
   readonly correlation?: Correlation;
 }
 
-export function analyzeQuery(ast: AstNode, ctx: AnalysisContext): PlanNode {
+/** Analyzes and optimizes a query (rules named in `disabledRules` are skipped). */
+export function analyzeQuery(ast: AstNode, ctx: AnalysisContext, disabledRules: ReadonlySet<string> = new Set()): PlanNode {
   const { plan, names } = analyzeSelect(ast, ctx, undefined, 'query');
-  return { kind: 'output', input: plan, names, fields: plan.fields.map((f, i) => ({ name: names[i], type: f.type })) };
+  return optimize({ kind: 'output', input: plan, names, fields: plan.fields.map((f, i) => ({ name: names[i], type: f.type })) }, disabledRules);
 }
 
 const col = (index: number, type: SqlType): Expr => ({ kind: 'column', index, type });

@@ -128,51 +128,111 @@ export function planJoinGroup(relations: readonly Relation[], predicates: readon
     const f = andAll(filters[i]);
     return f ? ({ kind: 'filter', input: r.plan, predicate: f, fields: r.plan.fields } as PlanNode) : r.plan;
   });
-  const estimates = relations.map((r, i) => Math.max(1, estimateRows(r.plan) * filters[i].reduce((s, f) => s * selectivity(f), 1)));
+  const reduction = relations.map((_, i) => filters[i].reduce((s, f) => s * selectivity(f), 1));
+  const estimates = relations.map((r, i) => Math.max(1, estimateRows(r.plan) * reduction[i]));
 
-  // Greedy left-deep order.
+  /** Edges between relation c and a set of relations, with c's side first. */
+  const edgesBetween = (c: number, set: ReadonlySet<number>): { mine: Expr; theirs: Expr; other: number }[] => {
+    const out: { mine: Expr; theirs: Expr; other: number }[] = [];
+    for (const e of edges) {
+      if (e.a === c && set.has(e.b)) out.push({ mine: e.exprA, theirs: e.exprB, other: e.b });
+      else if (e.b === c && set.has(e.a)) out.push({ mine: e.exprB, theirs: e.exprA, other: e.a });
+    }
+    return out;
+  };
+  /** Whether joining c to `set` matches at most one c row per row (c's primary key is covered). */
+  const isKeyJoin = (c: number, set: ReadonlySet<number>): boolean => {
+    const pk = relations[c].primaryKey;
+    if (!pk || pk.length === 0) return false;
+    const cols = new Set(edgesBetween(c, set).flatMap((e) => (isPlainColumn(e.mine) ? [e.mine.index] : [])));
+    return pk.every((k) => cols.has(k));
+  };
+
+  // Greedy left-deep order over "units": a relation plus the dimension chain hanging off it
+  // (relations reachable only through key joins), which is joined first as one build side.
   let current = estimates.indexOf(Math.max(...estimates));
   let plan = plans[current];
   /** logical column → physical position in `plan` */
   let layout: number[] = Array.from({ length: relations[current].width }, (_, i) => relations[current].offset + i);
   const joined = new Set([current]);
   const applied = new Set<number>();
-  while (joined.size < relations.length) {
-    const candidates = relations.map((_, i) => i).filter((i) => !joined.has(i));
-    const connected = candidates.filter((c) => edges.some((e) => (e.a === c && joined.has(e.b)) || (e.b === c && joined.has(e.a))));
-    const isKeyJoin = (c: number): boolean => {
-      const pk = relations[c].primaryKey;
-      if (!pk || pk.length === 0) return false;
-      const cols = new Set<number>();
-      for (const e of edges) {
-        if (e.a === c && joined.has(e.b) && isPlainColumn(e.exprA)) cols.add(e.exprA.index);
-        if (e.b === c && joined.has(e.a) && isPlainColumn(e.exprB)) cols.add(e.exprB.index);
-      }
-      return pk.every((k) => cols.has(k));
-    };
-    const pool = connected.length > 0 ? connected : candidates;
-    pool.sort((x, y) => Number(isKeyJoin(y)) - Number(isKeyJoin(x)) || estimates[x] - estimates[y]);
-    const next = pool[0];
-    const leftKeys: Expr[] = [];
-    const rightKeys: Expr[] = [];
-    const toPhysical = (e: Expr, r: number): Expr => remapColumns(e, (i) => layout.indexOf(relations[r].offset + i));
-    for (const e of edges) {
-      if (e.a === next && joined.has(e.b)) {
-        leftKeys.push(toPhysical(e.exprB, e.b));
-        rightKeys.push(e.exprA);
-      } else if (e.b === next && joined.has(e.a)) {
-        leftKeys.push(toPhysical(e.exprA, e.a));
-        rightKeys.push(e.exprB);
+  const closureOf = (start: number): number[] => {
+    const members = [start];
+    const inUnit = new Set(members);
+    for (let grew = true; grew; ) {
+      grew = false;
+      for (let r = 0; r < relations.length; r++) {
+        if (joined.has(r) || inUnit.has(r)) continue;
+        if (edgesBetween(r, joined).length > 0) continue;
+        if (edgesBetween(r, inUnit).length > 0 && isKeyJoin(r, inUnit)) {
+          members.push(r);
+          inUnit.add(r);
+          grew = true;
+        }
       }
     }
-    joined.add(next);
-    const nextLayout = [...layout, ...Array.from({ length: relations[next].width }, (_, i) => relations[next].offset + i)];
+    return members;
+  };
+  while (joined.size < relations.length) {
+    const candidates = relations.map((_, i) => i).filter((i) => !joined.has(i));
+    const connected = candidates.filter((c) => edgesBetween(c, joined).length > 0);
+    const pool = connected.length > 0 ? connected : candidates;
+    const units = pool.map((c) => {
+      const members = closureOf(c);
+      const red = members.reduce((r, m) => r * reduction[m], 1);
+      return { c, members, key: isKeyJoin(c, joined), reduction: red, estimate: estimates[c] * members.slice(1).reduce((r, m) => r * reduction[m], 1) };
+    });
+    units.sort((x, y) => Number(y.key) - Number(x.key) || x.reduction - y.reduction || x.estimate - y.estimate);
+    const unit = units[0];
+    // The build side: the unit's relations joined among themselves (a sub-group).
+    let buildPlan: PlanNode;
+    const unitLayout: number[] = [];
+    if (unit.members.length === 1) {
+      buildPlan = plans[unit.c];
+      for (let i = 0; i < relations[unit.c].width; i++) unitLayout.push(relations[unit.c].offset + i);
+    } else {
+      const sub: Relation[] = [];
+      let offset = 0;
+      const subOffset = new Map<number, number>();
+      for (const m of unit.members) {
+        sub.push({ plan: plans[m], offset, width: relations[m].width, primaryKey: relations[m].primaryKey });
+        subOffset.set(m, offset);
+        offset += relations[m].width;
+        for (let i = 0; i < relations[m].width; i++) unitLayout.push(relations[m].offset + i);
+      }
+      const inUnit = new Set(unit.members);
+      const subPredicates: Expr[] = [];
+      for (const e of edges) {
+        if (inUnit.has(e.a) && inUnit.has(e.b)) {
+          const a = remapColumns(e.exprA, (i) => i + (subOffset.get(e.a) as number));
+          const b = remapColumns(e.exprB, (i) => i + (subOffset.get(e.b) as number));
+          subPredicates.push({ kind: 'call', name: '$eq', args: [a, b], type: BOOLEAN });
+        }
+      }
+      residuals.forEach((r, i) => {
+        if (!applied.has(i) && [...r.rels].every((x) => inUnit.has(x))) {
+          applied.add(i);
+          subPredicates.push(remapColumns(r.expr, (c) => unitLayout.indexOf(c)));
+        }
+      });
+      buildPlan = planJoinGroup(sub, subPredicates);
+    }
+    const leftKeys: Expr[] = [];
+    const rightKeys: Expr[] = [];
+    for (const m of unit.members) {
+      for (const e of edgesBetween(m, joined)) {
+        leftKeys.push(remapColumns(e.theirs, (i) => layout.indexOf(relations[e.other].offset + i)));
+        rightKeys.push(remapColumns(e.mine, (i) => unitLayout.indexOf(relations[m].offset + i)));
+      }
+    }
+    for (const m of unit.members) joined.add(m);
+    const nextLayout = [...layout, ...unitLayout];
     const ready = residuals.map((r, i) => ({ r, i })).filter(({ r, i }) => !applied.has(i) && [...r.rels].every((x) => joined.has(x)));
     for (const { i } of ready) applied.add(i);
     const filter = andAll(ready.map(({ r }) => remapColumns(r.expr, (c) => nextLayout.indexOf(c))));
-    plan = joinPlans(plan, plans[next], leftKeys, rightKeys, filter, 'inner');
+    plan = joinPlans(plan, buildPlan, leftKeys, rightKeys, filter, 'inner');
     layout = nextLayout;
-    current = next;
+    current = unit.c;
   }
 
   // Back to logical order.
