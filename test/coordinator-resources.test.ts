@@ -337,6 +337,70 @@ describe('/v1/task', () => {
   });
 });
 
+describe('/v1/task on the tasks of a running query', () => {
+  /** POSTs a statement and reads until a first batch of rows arrived. */
+  async function started(sql: string): Promise<{ answer: StatementAnswer; rows: number }> {
+    const res = await fetch(`${base}/v1/statement`, { method: 'POST', body: sql, headers: ENGINE });
+    let a = (await res.json()) as StatementAnswer;
+    while (a.nextUri && !a.data) a = (await getJson(`${a.nextUri}?targetResultSize=100kB`)) as StatementAnswer;
+    expect(a.data?.length).toBeGreaterThan(0);
+    expect(a.nextUri).toBeDefined();
+    return { answer: a, rows: a.data?.length ?? 0 };
+  }
+
+  /** Follows nextUri to the end (bounded: a query that never ends fails the test instead of hanging it). */
+  async function drain(a: StatementAnswer): Promise<{ last: StatementAnswer; rows: number }> {
+    let rows = 0;
+    for (let i = 0; i < 400 && a.nextUri; i++) {
+      a = (await getJson(`${a.nextUri}?targetResultSize=100kB`)) as StatementAnswer;
+      rows += a.data?.length ?? 0;
+    }
+    expect(a.nextUri, 'the query should have ended').toBeUndefined();
+    return { last: a, rows };
+  }
+
+  it('an HTTP reader of its task results only observes: the client still gets every row', async () => {
+    const { answer, rows } = await started('SELECT * FROM tpch.tiny.lineitem');
+    for (const path of [`${answer.id}.0.0/results/0/5`, `${answer.id}.0.0/results/0/1`, `${answer.id}.1.0/results/0/3`]) {
+      const res = await fetch(`${base}/v1/task/${path}`, { headers: { 'X-Engine-Max-Wait': '0s' } });
+      expect([200, 204]).toContain(res.status);
+      await res.arrayBuffer();
+    }
+    const rest = await drain(answer);
+    expect(rest.last.error).toBeUndefined();
+    expect(rest.last.stats.state).toBe('FINISHED');
+    expect(rows + rest.rows).toBe(60175);
+  });
+
+  it('acknowledge and DELETE results on a query task answer 409 (the coordinator is the consumer)', async () => {
+    const { answer, rows } = await started('SELECT * FROM tpch.tiny.lineitem');
+    const ack = await fetch(`${base}/v1/task/${answer.id}.0.0/results/0/9/acknowledge`);
+    expect(ack.status).toBe(409);
+    await ack.text();
+    const del = await fetch(`${base}/v1/task/${answer.id}.0.0/results/0`, { method: 'DELETE' });
+    expect(del.status).toBe(409);
+    await del.text();
+    const rest = await drain(answer);
+    expect(rest.last.stats.state).toBe('FINISHED');
+    expect(rows + rest.rows).toBe(60175);
+  });
+
+  it.each([
+    ['', 'ABORTED'],
+    ['?abort=false', 'CANCELED'],
+  ])('DELETE /v1/task/{root}%s fails the query (GENERIC_INTERNAL_ERROR) instead of finishing it short', async (query, state) => {
+    const { answer } = await started('SELECT * FROM tpch.tiny.lineitem');
+    const del = await fetch(`${base}/v1/task/${answer.id}.0.0${query}`, { method: 'DELETE' });
+    expect(del.status).toBe(200);
+    const info = (await del.json()) as Json;
+    expect(info.state).toBe(state);
+    const rest = await drain(answer);
+    expect(rest.last.stats.state).toBe('FAILED');
+    expect(rest.last.error).toMatchObject({ errorName: 'GENERIC_INTERNAL_ERROR', errorCode: 65536, errorType: 'INTERNAL_ERROR' });
+    expect(rest.last.error?.message).toContain(`${answer.id}.0.0`);
+  });
+});
+
 describe('/v1/node', () => {
   it('/v1/node lists this node; /v1/node/failed is empty', async () => {
     const res = await fetch(`${base}/v1/node`);

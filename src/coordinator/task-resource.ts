@@ -7,6 +7,7 @@ import { pagesToIpc } from '../data/arrow.js';
 import { typeDisplayName } from '../data/types.js';
 import { HttpError, json, noContent, text, type HttpReply, type RouteRegistry } from '../http/types.js';
 import type { FragmentSpec } from '../exec/specs.js';
+import { EngineError } from '../util/engine-error.js';
 import { parseDataSize, parseDuration } from '../util/wire-format.js';
 import { headerPrefixOf, sessionHeader } from './statement-resource.js';
 import { taskInfo } from './query-info.js';
@@ -62,8 +63,11 @@ export function registerTaskRoutes(router: RouteRegistry, manager: QueryManager,
     const { task, query } = require(req.params.taskId);
     const abort = req.query.get('abort') !== 'false';
     if (!task.done) {
-      if (query) query.execution?.cancel(abort ? 'ABORTED' : 'CANCELED');
-      else standalone.cancel(task.taskId);
+      if (query) {
+        // As in Trino, a task ending while its query runs fails the query (never a silently short result).
+        query.execution?.cancel(abort ? 'ABORTED' : 'CANCELED');
+        query.fail(new EngineError('GENERIC_INTERNAL_ERROR', `A task is in the ${abort ? 'ABORTED' : 'CANCELED'} state but the query is still running: ${task.taskId}`));
+      } else standalone.cancel(task.taskId);
     }
     return json(200, taskInfo(task, req.baseUrl, query));
   });
@@ -111,12 +115,15 @@ export function registerTaskRoutes(router: RouteRegistry, manager: QueryManager,
         return text(400, `Invalid max wait: ${wait}`);
       }
     }
-    let read = task.outputBuffer.read(token, maxBytes);
+    // A query's own tasks are consumed in process (exchange, statement protocol): an HTTP reader only
+    // observes their pages, or it would acknowledge pages the query has not read yet.
+    const take = (): ReturnType<typeof task.outputBuffer.read> => (query ? task.outputBuffer.peek(token, maxBytes) : task.outputBuffer.read(token, maxBytes));
+    let read = take();
     if (read.pages.length === 0 && !read.complete && maxWait > 0) {
       await task.outputBuffer.waitForChange(maxWait, req.signal);
-      read = task.outputBuffer.read(token, maxBytes);
+      read = take();
     }
-    task.outputBuffer.pagesSent += read.pages.length;
+    if (!query) task.outputBuffer.pagesSent += read.pages.length;
     const p = headerPrefixOf(req.headers);
     const headers: Record<string, string> = {
       [`${p}Task-Instance-Id`]: task.taskInstanceId,
@@ -136,16 +143,23 @@ export function registerTaskRoutes(router: RouteRegistry, manager: QueryManager,
 
   router.add('GET', '/v1/task/:taskId/results/:bufferId/:token', (req) => results(req.params.taskId, req.params.bufferId, req.params.token, req));
 
+  const ownedByQuery = (taskId: string, query: ReturnType<QueryManager['get']>): HttpReply | undefined =>
+    query ? text(409, `Task ${taskId} belongs to query ${query.id}, whose coordinator consumes its output`) : undefined;
+
   router.add('GET', '/v1/task/:taskId/results/:bufferId/:token/acknowledge', (req) => {
-    const { task } = require(req.params.taskId);
+    const { task, query } = require(req.params.taskId);
+    const owned = ownedByQuery(task.taskId, query);
+    if (owned) return owned;
     if (!/^\d{1,15}$/u.test(req.params.token)) return text(400, 'Invalid token');
     task.outputBuffer.acknowledge(Number(req.params.token));
     return noContent();
   });
 
   router.add('DELETE', '/v1/task/:taskId/results/:bufferId', (req) => {
-    const { task } = require(req.params.taskId);
+    const { task, query } = require(req.params.taskId);
     if (req.params.bufferId !== task.outputBuffer.bufferId) return text(404, `Output buffer ${req.params.bufferId} not found`);
+    const owned = ownedByQuery(task.taskId, query);
+    if (owned) return owned;
     task.outputBuffer.abort();
     return noContent();
   });

@@ -100,6 +100,11 @@ export class OutputBuffer {
    */
   read(token: number, maxBytes: number): BufferRead {
     this.acknowledge(token);
+    return this.peek(token, maxBytes);
+  }
+
+  /** What `read` returns, without acknowledging anything (an observer that is not the consumer). */
+  peek(token: number, maxBytes: number): BufferRead {
     if (token < this.firstSequence) return { pages: [], token, nextToken: token, complete: false };
     const pages: Page[] = [];
     let bytes = 0;
