@@ -14,7 +14,8 @@ import * as repo from '../store/repo.js';
 import { noContent, ok, page, type AdminContext, type AdminRoutes } from './context.js';
 import { groupRep } from './groups.js';
 import { registerRoleMapper } from './role-mapper.js';
-import { USER_PROFILE_METADATA, userAccess } from './users.js';
+import { userAccess } from './users.js';
+import { applyProfile, profileMetadata } from '../model/user-profile.js';
 
 export function sessionRep(s: { id: string; username: string; userId: string; ipAddress: string; start: number; lastAccess: number; rememberMe: boolean; clients: Map<string, string> }) {
   return { id: s.id, username: s.username, userId: s.userId, ipAddress: s.ipAddress, start: s.start, lastAccess: s.lastAccess, rememberMe: s.rememberMe, clients: Object.fromEntries(s.clients), transientUser: false };
@@ -37,7 +38,7 @@ export function register(r: AdminRoutes): void {
     ctx.auth.users.requireView();
     const u = locate(ctx);
     const rep: Record<string, unknown> = { ...userConv.toRepresentation(u), access: userAccess(ctx) };
-    if (ctx.queryBool('userProfileMetadata', false)) rep.userProfileMetadata = USER_PROFILE_METADATA();
+    if (ctx.queryBool('userProfileMetadata', false)) rep.userProfileMetadata = profileMetadata(ctx.realm);
     return ok(rep);
   });
 
@@ -63,6 +64,7 @@ export function register(r: AdminRoutes): void {
       if (!cur) throw ERR.userNotFound();
       const next = userConv.applyRepresentation(cur, rep);
       if (!next.username) throw errorMessage(400, 'error-user-attribute-required', { field: 'username' });
+      next.attributes = applyProfile(tx.get<RealmEntity>('realms', ctx.realm.id)!, next, cur.attributes);
       checkUserUnique(tx, tx.get<RealmEntity>('realms', ctx.realm.id)!, next);
       if (creds.length) {
         next.credentials = [...next.credentials.filter((c) => c.type !== 'password'), ...creds];

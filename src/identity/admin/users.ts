@@ -9,6 +9,7 @@ import * as repo from '../store/repo.js';
 import type { IdentityStore } from '../store/store.js';
 import type { IdentityService } from '../service.js';
 import { ok, page, type AdminContext, type AdminRoutes } from './context.js';
+import { UPConfig, applyProfile, checkConfig, profileMetadata, profileOf } from '../model/user-profile.js';
 
 function like(value: string | undefined, pattern: string, exact: boolean): boolean {
   if (value === undefined) return false;
@@ -113,10 +114,10 @@ export function register(r: AdminRoutes): void {
     const creds = await credentialsFor(svc, ctx.realm, rep, username);
     const user = await ctx.write((tx, ev) => {
       const realm = tx.get<RealmEntity>('realms', ctx.realm.id)!;
-      const u = newUser(tx, realm, { ...rep, id: null }, creds, { keepId: false });
-      if (creds.some((c) => c.temporary) && !u.requiredActions.includes('UPDATE_PASSWORD')) {
-        tx.put('users', u.id, { ...u, requiredActions: [...u.requiredActions, 'UPDATE_PASSWORD'] });
-      }
+      const made = newUser(tx, realm, { ...rep, id: null }, creds, { keepId: false });
+      const u = { ...made, attributes: applyProfile(realm, made, {}) };
+      if (creds.some((c) => c.temporary) && !u.requiredActions.includes('UPDATE_PASSWORD')) u.requiredActions = [...u.requiredActions, 'UPDATE_PASSWORD'];
+      tx.put('users', u.id, u);
       ev.create('USER', `users/${u.id}`, userConv.stripSecrets(rep));
       return u;
     });
@@ -136,31 +137,26 @@ export function register(r: AdminRoutes): void {
     return ok(searchUsers(ctx, store).length);
   });
 
-  const UP_ATTRS = [
-    { name: 'username', displayName: '${username}', validations: { length: { min: 3, max: 255 }, 'username-prohibited-characters': {}, 'up-username-not-idn-homograph': {} }, permissions: { view: ['admin', 'user'], edit: ['admin', 'user'] }, multivalued: false },
-    { name: 'email', displayName: '${email}', validations: { email: {}, length: { max: 255 } }, required: { roles: ['user'] }, permissions: { view: ['admin', 'user'], edit: ['admin', 'user'] }, multivalued: false },
-    { name: 'firstName', displayName: '${firstName}', validations: { length: { max: 255 }, 'person-name-prohibited-characters': {} }, required: { roles: ['user'] }, permissions: { view: ['admin', 'user'], edit: ['admin', 'user'] }, multivalued: false },
-    { name: 'lastName', displayName: '${lastName}', validations: { length: { max: 255 }, 'person-name-prohibited-characters': {} }, required: { roles: ['user'] }, permissions: { view: ['admin', 'user'], edit: ['admin', 'user'] }, multivalued: false },
-  ];
+  // ── user profile (UPConfig) ──
   r.realm('GET', '/users/profile', (ctx) => {
     ctx.auth.realm.requireView();
-    return ok({ attributes: UP_ATTRS, groups: [{ name: 'user-metadata', displayHeader: 'User metadata', displayDescription: 'Attributes, which refer to user metadata' }], unmanagedAttributePolicy: 'ENABLED' });
+    return ok(profileOf(ctx.realm));
   });
   r.realm('GET', '/users/profile/metadata', (ctx) => {
     ctx.auth.users.requireView();
-    return ok(profileMetadata());
+    return ok(profileMetadata(ctx.realm));
   });
-  r.realm('PUT', '/users/profile', (ctx) => {
+  r.realm('PUT', '/users/profile', async (ctx) => {
     ctx.auth.realm.requireManage();
-    return ok(ctx.json());
+    const cfg = ctx.body(UPConfig);
+    checkConfig(cfg);
+    const stored = Object.fromEntries(Object.entries(cfg).filter(([, v]) => v != null)) as UPConfig;
+    await ctx.updateRealm((cur, ev) => {
+      ev.update('USER_PROFILE', ctx.here(), stored);
+      return { next: { ...cur, _userProfile: stored } };
+    });
+    return ok(stored);
   });
-
-  function profileMetadata() {
-    return {
-      attributes: UP_ATTRS.map((a) => ({ name: a.name, displayName: a.displayName, required: a.name !== 'username' ? false : true, readOnly: false, validators: a.validations, multivalued: false })),
-      groups: [{ name: 'user-metadata', displayHeader: 'User metadata', displayDescription: 'Attributes, which refer to user metadata' }],
-    };
-  }
 }
 
 export const USER_PROFILE_METADATA = () => ({

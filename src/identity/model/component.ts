@@ -131,7 +131,9 @@ function ringKeys(r: Reader, realm: RealmEntity): RingKey[] {
       out.push({ component: c, kid: c._secret.kid, type: 'OCT', algorithm: aes ? 'AES' : first(c, 'algorithm', 'HS256'), use: aes ? 'ENC' : 'SIG', status, priority });
     }
   }
-  return out.sort((a, b) => b.priority - a.priority);
+  // Highest priority first; signature keys before encryption keys, RSA before secrets at equal priority.
+  const rank = (k: RingKey) => (k.use === 'SIG' ? 0 : 2) + (k.type === 'RSA' ? 0 : 1);
+  return out.sort((a, b) => b.priority - a.priority || rank(a) - rank(b) || a.kid.localeCompare(b.kid));
 }
 
 const ringCache = new Map<string, { version: number; ring: KeyRing }>();
