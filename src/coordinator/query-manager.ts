@@ -157,7 +157,7 @@ export class QueryManager implements QueryDriver {
       }
       case 'use': {
         const catalog = statement.catalog ?? query.session.catalog;
-        if (!catalog) throw new EngineError('GENERIC_USER_ERROR', 'Catalog must be specified when session catalog is not set', { lineNumber: 1, columnNumber: 5 });
+        if (!catalog) throw new EngineError('MISSING_CATALOG_NAME', 'Catalog must be specified when session catalog is not set', { lineNumber: 1, columnNumber: 5 });
         const connector = this.options.catalogs.get(catalog);
         if (!connector) throw new EngineError('CATALOG_NOT_FOUND', `Catalog '${catalog}' not found`, { lineNumber: 1, columnNumber: 5 });
         if (!connector.listSchemas().includes(statement.schema)) throw new EngineError('SCHEMA_NOT_FOUND', `Schema '${catalog}.${statement.schema}' does not exist`, { lineNumber: 1, columnNumber: 5 });
@@ -172,7 +172,7 @@ export class QueryManager implements QueryDriver {
         return this.rows(['Catalog'], [VARCHAR], filterLike(this.options.catalogs.names(), statement.like).map((c) => [c]));
       case 'showSchemas': {
         const catalog = statement.catalog ?? query.session.catalog;
-        if (!catalog) throw new EngineError('GENERIC_USER_ERROR', 'Catalog must be specified when session catalog is not set', { lineNumber: 1, columnNumber: 1 });
+        if (!catalog) throw new EngineError('MISSING_CATALOG_NAME', 'Catalog must be specified when session catalog is not set', { lineNumber: 1, columnNumber: 1 });
         const connector = this.options.catalogs.get(catalog);
         if (!connector) throw new EngineError('CATALOG_NOT_FOUND', `Catalog '${catalog}' not found`, { lineNumber: 1, columnNumber: 1 });
         return this.rows(['Schema'], [VARCHAR], filterLike(connector.listSchemas(), statement.like).map((s) => [s]));
@@ -181,7 +181,7 @@ export class QueryManager implements QueryDriver {
         const q = statement.qualifier ?? [];
         const catalog = q.length === 2 ? q[0] : query.session.catalog;
         const schema = q.length >= 1 ? q[q.length - 1] : query.session.schema;
-        if (!catalog || !schema) throw new EngineError('GENERIC_USER_ERROR', 'Schema must be specified when session schema is not set', { lineNumber: 1, columnNumber: 1 });
+        if (!catalog || !schema) throw new EngineError('MISSING_SCHEMA_NAME', 'Schema must be specified when session schema is not set', { lineNumber: 1, columnNumber: 1 });
         const connector = this.options.catalogs.get(catalog);
         if (!connector) throw new EngineError('CATALOG_NOT_FOUND', `Catalog '${catalog}' not found`, { lineNumber: 1, columnNumber: 1 });
         if (!connector.listSchemas().includes(schema)) throw new EngineError('SCHEMA_NOT_FOUND', `Schema '${schema}' does not exist`, { lineNumber: 1, columnNumber: 1 });

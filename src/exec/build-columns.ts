@@ -4,7 +4,15 @@ import { allocFixedColumn, VarcharBuilder, type Column } from '../data/page.js';
 import type { SqlType } from '../data/types.js';
 
 export function columnFromNumbers(type: SqlType, values: ArrayLike<number>, nulls: ArrayLike<number> | null, n: number): Column {
-  const anyNull = nulls !== null && Array.prototype.some.call(nulls, (x: number, i: number) => i < n && x === 1);
+  let anyNull = false;
+  if (nulls !== null) {
+    for (let i = 0; i < n; i++) {
+      if (nulls[i] === 1) {
+        anyNull = true;
+        break;
+      }
+    }
+  }
   const col = allocFixedColumn(type, n, anyNull);
   const out = col.values;
   const id = type.id;

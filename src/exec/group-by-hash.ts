@@ -4,15 +4,10 @@
 
 import type { Column } from '../data/page.js';
 import { nullFlags, numericValues, stringValues } from './column-readers.js';
-
-const scratch = new Float64Array(1);
-const scratchBits = new Int32Array(scratch.buffer);
+import { hashNumber } from './join-table.js';
 
 function mix(h: number, x: number): number {
-  scratch[0] = x;
-  h = Math.imul(h ^ scratchBits[0], 0x9e3779b1);
-  h = Math.imul(h ^ scratchBits[1], 0x85ebca77);
-  return (h ^ (h >>> 15)) | 0;
+  return Math.imul(h ^ hashNumber(x), 0x01000193) | 0;
 }
 
 export class GroupByHash {
@@ -71,12 +66,90 @@ export class GroupByHash {
     return out;
   }
 
+  /** Dictionary index → interned id, once per dictionary. */
+  private translation(key: number, col: Column): Int32Array {
+    if (col.kind !== 'dict') throw new Error('translation of a non-dictionary column');
+    let tr = this.dictTranslation[key].get(col.dictionary);
+    if (!tr) {
+      const strings = stringValues({ ...col.dictionary, length: col.dictionary.length });
+      tr = new Int32Array(strings.length);
+      for (let d = 0; d < strings.length; d++) tr[d] = this.intern(key, strings[d]);
+      this.dictTranslation[key].set(col.dictionary, tr);
+    }
+    return tr;
+  }
+
+  /** Composite small code → group id, for keys that are all small dictionaries. */
+  private direct: Int32Array | null = null;
+
+  /** All keys dictionary-encoded, NULL-free and small: combine interned ids into one index. */
+  private directIds(keys: readonly Column[], n: number, ids: Int32Array): boolean {
+    const k = keys.length;
+    if (k > 2 || keys.some((c) => c.kind !== 'dict' || c.validity !== null)) return false;
+    const trs = keys.map((c, i) => this.translation(i, c));
+    if (this.strings.some((s) => s !== null && s.length > 256)) return false;
+    const direct = (this.direct ??= new Int32Array(1 << (8 * k)).fill(-1));
+    const idx0 = (keys[0] as { indices: Int32Array }).indices;
+    const tr0 = trs[0];
+    const idx1 = k > 1 ? (keys[1] as { indices: Int32Array }).indices : null;
+    const tr1 = k > 1 ? trs[1] : null;
+    const codes = [new Float64Array(1), new Float64Array(1)];
+    for (let r = 0; r < n; r++) {
+      const a = tr0[idx0[r]];
+      const b = idx1 !== null ? (tr1 as Int32Array)[idx1[r]] : 0;
+      const code = a | (b << 8);
+      let g = direct[code];
+      if (g < 0) {
+        codes[0][0] = a;
+        codes[1][0] = b;
+        g = this.findOrInsert(mix(mix(0x12345, a), b), codes.slice(0, k), keys.map(() => null), 0);
+        direct[code] = g;
+      }
+      ids[r] = g;
+    }
+    return true;
+  }
+
+  /** One numeric key: open addressing on the value itself. */
+  private singleNumericIds(col: Column, n: number, ids: Int32Array): void {
+    const values = numericValues(col);
+    const nulls = nullFlags(col);
+    const one = [values];
+    const noNulls = [null];
+    for (let r = 0; r < n; r++) {
+      if (nulls !== null && nulls[r] === 1) {
+        ids[r] = this.findOrInsert(mix(0x12345, 0.5), one, [nulls], r);
+        continue;
+      }
+      const x = values[r];
+      const h = hashNumber(x);
+      const mask = this.slots.length - 1;
+      let slot = h & mask;
+      let g = -1;
+      for (;;) {
+        const cand = this.slots[slot];
+        if (cand === -1) break;
+        if (this.keyNulls[0][cand] === 0 && this.keyValues[0][cand] === x) {
+          g = cand;
+          break;
+        }
+        slot = (slot + 1) & mask;
+      }
+      ids[r] = g >= 0 ? g : this.findOrInsert(h, one, noNulls, r);
+    }
+  }
+
   /** Assigns a group id to every row of the key columns. */
   groupIds(keys: readonly Column[], n: number): Int32Array {
     const ids = new Int32Array(n);
     const k = keys.length;
     if (k === 0) {
       if (this.groupCount === 0) this.groupCount = 1;
+      return ids;
+    }
+    if (this.directIds(keys, n, ids)) return ids;
+    if (k === 1 && !this.stringKey[0]) {
+      this.singleNumericIds(keys[0], n, ids);
       return ids;
     }
     const codes = keys.map((c, i) => this.codes(i, c));

@@ -25,11 +25,26 @@ export interface JoinTable {
 const scratch = new Float64Array(1);
 const bits = new Int32Array(scratch.buffer);
 
+/** Hash of one number: integers (the common case: keys) without touching their bits in memory. */
+export function hashNumber(x: number): number {
+  let lo: number;
+  let hi: number;
+  if (Number.isSafeInteger(x)) {
+    lo = x | 0;
+    hi = (x / 4294967296) | 0;
+  } else {
+    scratch[0] = x === 0 ? 0 : x; // -0 and 0 hash alike
+    lo = bits[0];
+    hi = bits[1];
+  }
+  let h = Math.imul(lo ^ Math.imul(hi, 0x27d4eb2d), 0x9e3779b1);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  return (h ^ (h >>> 13)) | 0;
+}
+
 export function mixNumber(h: number, x: number): number {
-  scratch[0] = x === 0 ? 0 : x; // -0 and 0 hash alike
-  h = Math.imul(h ^ bits[0], 0x9e3779b1);
-  h = Math.imul(h ^ bits[1], 0x85ebca77);
-  return (h ^ (h >>> 15)) | 0;
+  return Math.imul(h ^ hashNumber(x), 0x01000193) | 0;
 }
 
 export function mixString(h: number, s: string): number {
@@ -54,6 +69,10 @@ export function readKeys(columns: readonly Column[]): KeyReader {
 
 /** Hash of row `r`'s keys, or undefined when a key is NULL (NULL never joins). */
 export function hashRow(k: KeyReader, r: number): number | undefined {
+  if (k.numbers.length === 1 && k.numbers[0] !== null) {
+    const nulls = k.nulls[0];
+    return nulls !== null && nulls[r] === 1 ? undefined : hashNumber(k.numbers[0][r]);
+  }
   let h = 0x2545f491;
   for (let c = 0; c < k.numbers.length; c++) {
     const nulls = k.nulls[c];

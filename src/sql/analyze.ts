@@ -248,8 +248,8 @@ export function resolveTableName(rawParts: readonly string[], ctx: AnalysisConte
   if (parts.length === 3) [catalog, schema] = parts;
   else if (parts.length === 2) [catalog, schema] = [ctx.catalog, parts[0]];
   else [catalog, schema] = [ctx.catalog, ctx.schema];
-  if (!catalog) throw new EngineError('GENERIC_USER_ERROR', 'Catalog must be specified when session catalog is not set', location);
-  if (!schema) throw new EngineError('GENERIC_USER_ERROR', 'Schema must be specified when session schema is not set', location);
+  if (!catalog) throw new EngineError('MISSING_CATALOG_NAME', 'Catalog must be specified when session catalog is not set', location);
+  if (!schema) throw new EngineError('MISSING_SCHEMA_NAME', 'Schema must be specified when session schema is not set', location);
   const connector = ctx.catalogs.get(catalog);
   if (!connector) throw new EngineError('CATALOG_NOT_FOUND', `Catalog '${catalog}' not found`, location);
   if (!connector.listSchemas().includes(schema) && !connector.getTable(schema, table)) {

@@ -9,7 +9,7 @@ import { EngineError } from '../../util/engine-error.js';
 import { stringValues } from '../column-readers.js';
 import { compileFilter, shapesOf } from '../compile/compile.js';
 import { gatherColumn, gatherWithNulls } from '../gather.js';
-import { hashRow, readKeys, type JoinTable, type KeyReader } from '../join-table.js';
+import { hashNumber, hashRow, readKeys, type JoinTable, type KeyReader } from '../join-table.js';
 import { emptyOperatorStats, nowNanos, recordInput, recordOutput, type OperatorStats } from '../metrics.js';
 import type { Operator, PageSink } from './operator.js';
 
@@ -85,6 +85,33 @@ export class HashJoinOperator implements Operator {
       return count;
     }
     const mask = t.buckets.length - 1;
+    const buckets = t.buckets;
+    const nextRow = t.next;
+    const single = probe.numbers.length === 1 ? probe.numbers[0] : null;
+    const buildKeys = t.numericKeys[0];
+    if (single !== null && buildKeys !== null && buildKeys !== undefined) {
+      // One numeric key: the common case, without per-row key objects or hash re-checks.
+      const nulls = probe.nulls[0];
+      let pp = this.pairsProbe;
+      let pb = this.pairsBuild;
+      for (let i = 0; i < page.length; i++) {
+        if (nulls !== null && nulls[i] === 1) continue;
+        const x = single[i];
+        for (let j = buckets[hashNumber(x) & mask]; j >= 0; j = nextRow[j]) {
+          if (buildKeys[j] !== x) continue;
+          if (count >= pp.length) {
+            this.push(count, i, j);
+            pp = this.pairsProbe;
+            pb = this.pairsBuild;
+            count++;
+            continue;
+          }
+          pp[count] = i;
+          pb[count++] = j;
+        }
+      }
+      return count;
+    }
     for (let i = 0; i < page.length; i++) {
       const h = hashRow(probe, i);
       if (h === undefined) continue;
@@ -138,7 +165,7 @@ export class HashJoinOperator implements Operator {
     if (t.matched) for (let k = 0; k < count; k++) t.matched[buildIdx[k]] = 1;
     if (this.singleMatch) {
       for (let k = 1; k < count; k++) {
-        if (probeIdx[k] === probeIdx[k - 1]) throw new EngineError('GENERIC_USER_ERROR', 'Scalar sub-query has returned multiple rows');
+        if (probeIdx[k] === probeIdx[k - 1]) throw new EngineError('SUBQUERY_MULTIPLE_ROWS', 'Scalar sub-query has returned multiple rows');
       }
     }
     switch (this.joinType) {
