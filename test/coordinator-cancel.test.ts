@@ -169,10 +169,26 @@ describe('cancel', () => {
     expect(Date.now() - t0).toBeLessThan(10_000);
   });
 
+  it('cancel of a multi-stage join query ends every one of its tasks', async () => {
+    const first = await post('SELECT l.orderkey, o.orderdate, l.comment FROM tpch.tiny.lineitem l JOIN tpch.tiny.orders o ON l.orderkey = o.orderkey');
+    const page = await firstRows(first, '?targetResultSize=50kB');
+    const del = await fetch(page.nextUri as string, { method: 'DELETE' });
+    expect(del.status).toBe(204);
+    expectCanceled(await getJson(page.nextUri as string));
+    const ids = ((await getJson<TaskInfo[]>(`${base}/v1/task`)) as TaskInfo[]).map((t) => t.taskId).filter((id) => id.startsWith(`${first.id}.`));
+    expect(ids.length).toBeGreaterThanOrEqual(3);
+    const stages = ids.map((id) => Number(id.split('.')[1]));
+    const tasks = await tasksEnd(first.id, stages);
+    for (const t of tasks) expect(TERMINAL_TASK, `${t.taskId} ${t.state}`).toContain(t.state);
+    const info = await getJson<{ state: string; queryStats: { runningTasks: number } }>(`${base}/v1/query/${first.id}`);
+    expect(info.state).toBe('FAILED');
+    expect(info.queryStats.runningTasks).toBe(0);
+  });
+
   it('the canceled queries are listed as FAILED in /v1/query', async () => {
     const list = await getJson<{ queryId: string; state: string; errorCode?: { name: string } }[]>(`${base}/v1/query`);
     const failed = list.filter((q) => q.state === 'FAILED');
-    expect(failed.length).toBeGreaterThanOrEqual(5);
+    expect(failed.length).toBeGreaterThanOrEqual(6);
     for (const q of failed) expect(q.errorCode?.name).toBe('USER_CANCELED');
     expect(list.filter((q) => q.state === 'RUNNING')).toEqual([]);
   });

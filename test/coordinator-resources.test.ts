@@ -117,6 +117,34 @@ describe('/v1/query', () => {
     expect(stage.stageStats).toMatchObject({ stageId: '0', state: 'FINISHED', done: true });
   });
 
+  it('the stage tree of a join query holds every stage and task (build sides included)', async () => {
+    const r = await runQuery(base, 'SELECT n.name, r.name FROM tpch.tiny.nation n JOIN tpch.tiny.region r ON n.regionkey = r.regionkey WHERE r.name = \'ASIA\' ORDER BY n.name');
+    expect(r.error).toBeUndefined();
+    expect(r.rows).toEqual([['CHINA', 'ASIA'], ['INDIA', 'ASIA'], ['INDONESIA', 'ASIA'], ['JAPAN', 'ASIA'], ['VIETNAM', 'ASIA']]);
+    const info = await getJson(`/v1/query/${r.id}`);
+    const inTree: string[] = [];
+    const stageIds: string[] = [];
+    const walk = (s: Json): void => {
+      stageIds.push(s.stageId);
+      for (const t of s.tasks) inTree.push(t.taskId);
+      for (const c of s.subStages) walk(c);
+    };
+    walk(info.outputStage);
+    const all = ((await getJson('/v1/task')) as unknown as Json[]).map((t) => t.taskId as string).filter((id) => id.startsWith(`${r.id}.`));
+    expect(all.length).toBeGreaterThanOrEqual(3);
+    expect(info.queryStats.totalTasks).toBe(all.length);
+    expect(inTree.sort()).toEqual(all.sort());
+    expect(new Set(stageIds).size).toBe(stageIds.length);
+    // The statement stats' stage tree names the same stages.
+    const statStages: string[] = [];
+    const walkStats = (s: Json): void => {
+      statStages.push(s.stageId);
+      for (const c of s.subStages) walkStats(c);
+    };
+    walkStats((r.answers.at(-1) as StatementAnswer).stats.rootStage as Json);
+    expect(statStages.map((id) => `${r.id}.${id}`).sort()).toEqual([...stageIds].sort());
+  });
+
   it('answers 410 for an unknown query id (Trino)', async () => {
     const res = await fetch(`${base}/v1/query/20200101_000000_00000_abcde`);
     expect(res.status).toBe(410);

@@ -23,6 +23,11 @@ function stageState(task: SqlTask | undefined, queryState: string): string {
   return map[task.state];
 }
 
+/** The stages a stage reads: its exchange inputs and its join build inputs. */
+function subStageIds(stage: { children: readonly number[]; builds?: readonly { stageId: number }[] } | undefined): number[] {
+  return [...new Set([...(stage?.children ?? []), ...(stage?.builds ?? []).map((b) => b.stageId)])];
+}
+
 function stageStats(query: Query, stageId: number): Record<string, unknown> {
   const execution = query.execution;
   const task = execution?.task(stageId);
@@ -45,7 +50,7 @@ function stageStats(query: Query, stageId: number): Record<string, unknown> {
     physicalInputBytes: stage?.fragment.source.kind === 'scan' ? (task?.rawInputBytes ?? 0) : 0,
     failedTasks: task?.state === 'FAILED' ? 1 : 0,
     coordinatorOnly: false,
-    subStages: (stage?.children ?? []).map((c) => stageStats(query, c)),
+    subStages: subStageIds(stage).map((c) => stageStats(query, c)),
   };
 }
 
@@ -367,7 +372,7 @@ function stageInfo(query: Query, stageId: number, baseUrl: string): Record<strin
     types: stage?.fragment.outputTypes.map((t) => t.id) ?? [],
     stageStats: stageStats(query, stageId),
     tasks: task ? [taskInfo(task, baseUrl, query)] : [],
-    subStages: (stage?.children ?? []).map((c) => stageInfo(query, c, baseUrl)),
+    subStages: subStageIds(stage).map((c) => stageInfo(query, c, baseUrl)),
   };
 }
 
