@@ -2,7 +2,7 @@
 // a table into splits. Splits are plain data: a worker thread reads one without asking the main thread.
 
 import { BIGINT, VARCHAR, type SqlType, typeDisplayName } from '../data/types.js';
-import type { Page } from '../data/page.js';
+import type { Column, Page } from '../data/page.js';
 import { pageFromRows } from './rows.js';
 
 export interface ColumnMetadata {
@@ -21,17 +21,29 @@ export interface TableMetadata {
   readonly primaryKey?: readonly number[];
 }
 
-/** A unit of scan work. `pages` splits carry their data (already in SharedArrayBuffers). */
+/**
+ * A unit of scan work. `pages` splits carry their data (already in SharedArrayBuffers); a page may
+ * be sparse (columns nobody reads are absent). `generated` splits are produced by a worker: it
+ * generates `columns` and combines them with the `cached` ones (sparse, table-wide positions).
+ */
 export type Split =
   | { readonly kind: 'pages'; readonly pages: readonly Page[]; readonly rows: number }
-  | { readonly kind: 'generated'; readonly connector: string; readonly descriptor: unknown; readonly rows: number; readonly cacheKey: string };
+  | {
+      readonly kind: 'generated';
+      readonly connector: string;
+      readonly descriptor: unknown;
+      readonly rows: number;
+      readonly cacheKey: string;
+      readonly columns: readonly number[];
+      readonly cached: readonly (Column | undefined)[];
+    };
 
 export interface Connector {
   listSchemas(): string[];
   listTables(schema: string): string[];
   getTable(schema: string, table: string): TableMetadata | undefined;
-  /** Cuts a table into splits of about `targetRows` rows each. */
-  splits(table: TableMetadata, targetRows: number): Split[];
+  /** Cuts a table into splits of about `targetRows` rows each; `columns` (table positions) are the ones the scan reads. */
+  splits(table: TableMetadata, targetRows: number, columns?: readonly number[]): Split[];
 }
 
 export class CatalogRegistry {
@@ -104,8 +116,8 @@ class WithInformationSchema implements Connector {
     return columns ? { catalog: this.catalog, schema, name: table, columns, rowCount: 1000 } : undefined;
   }
 
-  splits(table: TableMetadata, targetRows: number): Split[] {
-    if (table.schema !== INFORMATION_SCHEMA) return this.inner.splits(table, targetRows);
+  splits(table: TableMetadata, targetRows: number, columns?: readonly number[]): Split[] {
+    if (table.schema !== INFORMATION_SCHEMA) return this.inner.splits(table, targetRows, columns);
     const rows = this.informationRows(table.name);
     const page = pageFromRows(table.columns.map((c) => c.type), rows);
     return [{ kind: 'pages', pages: [page], rows: page.length }];

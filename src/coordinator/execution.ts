@@ -7,9 +7,8 @@
 // SharedArrayBuffers, shared by every probing driver. Tiny drivers run inline.
 
 import type { Split } from '../connectors/catalog.js';
-import type { TpchConnector } from '../connectors/tpch/connector.js';
+import { needsTextPool, type TpchConnector } from '../connectors/tpch/connector.js';
 import type { Page } from '../data/page.js';
-import { pageBytes } from '../data/page.js';
 import type { SqlType } from '../data/types.js';
 import { buildJoinTable, joinTableBytes, type JoinTable } from '../exec/join-table.js';
 import { operatorOutputTypes, Pipeline, runPipeline, type DriverResult } from '../exec/pipeline.js';
@@ -192,12 +191,14 @@ export class QueryExecution {
       const pages = cols ? input.map((p) => ({ length: p.length, columns: cols.map((c) => p.columns[c]) })) : input;
       return runPipeline(request.fragment, pages, request.joins);
     }
-    const needsPool = request.split?.kind === 'generated';
+    const split = request.split;
+    const needsPool = split?.kind === 'generated' && needsTextPool(split.descriptor, split.columns);
     const textPool = needsPool ? await this.ctx.textPool() : undefined;
     const response = await this.ctx.pool.run({ ...request, textPool });
     if (!response.ok) throw toEngineError(response.error);
     if (!('result' in response)) throw new Error('unexpected worker response');
-    if (response.generated) this.ctx.tpch.store(response.generated.cacheKey, response.generated.page, pageBytes(response.generated.page));
+    const g = response.generated;
+    if (g) this.ctx.tpch.store(g.cacheKey, g.length, g.positions, g.columns);
     return response.result;
   }
 

@@ -213,7 +213,8 @@ export class QueryManager implements QueryDriver {
     }
     const connector = this.options.catalogs.get(scan.table.catalog);
     if (!connector) throw new EngineError('CATALOG_NOT_FOUND', `Catalog '${scan.table.catalog}' not found`);
-    return connector.splits(scan.table, 1 << 16);
+    const source = stage.fragment.source;
+    return connector.splits(scan.table, 1 << 16, source.kind === 'scan' ? source.columns : undefined);
   }
 
   /** Abandons unpolled queries and forgets old finished ones. */

@@ -5,7 +5,7 @@
 import { generateTpchSplit, installTextPool, textPoolReady, TEXT_POOL_SIZE, type TpchSplit } from '../connectors/tpch/index.js';
 import { buildTextPool } from '../connectors/tpch/text-pool.js';
 import type { Split } from '../connectors/catalog.js';
-import type { Page } from '../data/page.js';
+import type { Column, Page } from '../data/page.js';
 import { toEngineError, type SerializedEngineError } from '../util/engine-error.js';
 import { runPipeline, type DriverResult } from './pipeline.js';
 import type { FragmentSpec } from './specs.js';
@@ -25,7 +25,12 @@ export type WorkerRequest =
   | { readonly kind: 'buildTextPool' };
 
 export type WorkerResponse =
-  | { readonly ok: true; readonly result: DriverResult; readonly generated?: { readonly cacheKey: string; readonly page: Page } }
+  | {
+      readonly ok: true;
+      readonly result: DriverResult;
+      /** Columns generated for a split (table positions), for the coordinator's cache. */
+      readonly generated?: { readonly cacheKey: string; readonly length: number; readonly positions: readonly number[]; readonly columns: readonly Column[] };
+    }
   | { readonly ok: true; readonly textPool: Uint8Array }
   | { readonly ok: true; readonly joinTable: JoinTable }
   | { readonly ok: false; readonly error: SerializedEngineError };
@@ -47,9 +52,16 @@ export function runWorkerRequest(req: WorkerRequest): WorkerResponse {
     if (split.kind === 'pages') return { ok: true, result: runPipeline(fragment, split.pages.map((p) => project(p, columns)), joins) };
     if (split.connector !== 'tpch') throw new Error(`no generator for connector ${split.connector}`);
     if (!textPoolReady() && req.textPool) installTextPool(req.textPool);
-    // Generate every column once: the page is cached by the coordinator for later queries.
-    const page = generateTpchSplit(split.descriptor as TpchSplit);
-    return { ok: true, result: runPipeline(fragment, [project(page, columns)], joins), generated: { cacheKey: split.cacheKey, page } };
+    // Generate only the missing columns; combined with the cached ones they make the scan's page.
+    const generated = generateTpchSplit(split.descriptor as TpchSplit, split.columns);
+    const full: (Column | undefined)[] = [...split.cached];
+    split.columns.forEach((c, k) => (full[c] = generated.columns[k]));
+    const page: Page = { length: generated.length, columns: full as Column[] };
+    return {
+      ok: true,
+      result: runPipeline(fragment, [project(page, columns)], joins),
+      generated: { cacheKey: split.cacheKey, length: generated.length, positions: split.columns, columns: generated.columns },
+    };
   } catch (e) {
     return { ok: false, error: toEngineError(e).toJSON() };
   }

@@ -31,6 +31,7 @@ import * as userConv from './model/user.js';
 import { cleanMultiMap, cleanStrMap } from './model/common.js';
 import { mapperFromRepresentation } from './model/client-scope.js';
 import { defaultComponents, listComponents } from './model/component.js';
+import { defaultResourceServer } from './model/authz.js';
 import { generateRealmKeysSync } from './oidc/keys.js';
 import type {
   ClientRepresentation,
@@ -176,9 +177,21 @@ export function newClient(tx: Tx, realm: RealmEntity, rep: ClientRepresentation,
   client.defaultClientScopeIds = rep.defaultClientScopes ? scopeIdsByName(tx, realm.id, rep.defaultClientScopes) : defaultScopeIds(tx, realm, client.protocol, 'default');
   client.optionalClientScopeIds = rep.optionalClientScopes ? scopeIdsByName(tx, realm.id, rep.optionalClientScopes) : defaultScopeIds(tx, realm, client.protocol, 'optional');
   if (!client.attributes['realm_client']) client.attributes['realm_client'] = 'false';
+  if (client.authorizationServicesEnabled) {
+    if (client.publicClient || client.bearerOnly) throw errorMessage(400, 'Authorization services require a confidential client');
+    client.serviceAccountsEnabled = true;
+  }
   tx.put('clients', client.id, client);
   if (client.serviceAccountsEnabled) ensureServiceAccount(tx, realm, client);
+  syncResourceServer(tx, realm, client);
   return client;
+}
+
+/** Creates (with Keycloak's defaults) or removes a client's resource server to match its flag. */
+export function syncResourceServer(tx: Tx, realm: RealmEntity, client: ClientEntity): void {
+  const has = tx.get('resourceServers', client.id) !== undefined;
+  if (client.authorizationServicesEnabled && !has) tx.put('resourceServers', client.id, defaultResourceServer(client, realm._defaultRoleId));
+  else if (!client.authorizationServicesEnabled && has) tx.del('resourceServers', client.id);
 }
 
 export function ensureServiceAccount(tx: Tx, realm: RealmEntity, client: ClientEntity): void {
@@ -194,6 +207,7 @@ export function deleteClient(tx: Tx, client: ClientEntity): void {
     const u = tx.get<UserEntity>('users', sa);
     if (u) deleteUser(tx, u);
   }
+  tx.del('resourceServers', client.id);
   tx.del('clients', client.id);
 }
 

@@ -26,11 +26,12 @@ import * as localization from './admin/localization.js';
 import * as clientCertificates from './admin/client-certificates.js';
 import * as clientPolicies from './admin/client-policies.js';
 import * as identityProviders from './admin/identity-providers.js';
+import * as authz from './admin/authz.js';
 import { registerOidcRoutes } from './oidc/routes.js';
 
 export function registerIdentityRoutes(registry: RouteRegistry, svc: IdentityService): void {
   const admin = new AdminRoutes(registry, svc);
-  for (const m of [realms, realm, users, user, roles, clients, client, clientScopes, groups, group, events, serverinfo, authentication, requiredActions, components, component, organizations, organization, attackDetection, localization, clientCertificates, clientPolicies, identityProviders]) m.register(admin);
+  for (const m of [realms, realm, users, user, roles, clients, client, clientScopes, groups, group, events, serverinfo, authentication, requiredActions, components, component, organizations, organization, attackDetection, localization, clientCertificates, clientPolicies, identityProviders, authz]) m.register(admin);
   registerOidcRoutes(registry, svc);
   localization.registerThemeResources(registry, svc);
 }

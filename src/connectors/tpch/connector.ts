@@ -3,7 +3,7 @@
 // queries scan memory. Split boundaries are fixed per table so cache keys stay stable.
 
 import type { Connector, Split, TableMetadata } from '../catalog.js';
-import type { Page } from '../../data/page.js';
+import { columnBytes, type Column } from '../../data/page.js';
 import { TPCH_TABLE_NAMES, TPCH_TABLES, tpchRowCount, tpchSplits, type TpchTableName } from './index.js';
 
 /** Rows per generated split: small enough to spread over workers, large enough to amortise calls. */
@@ -32,8 +32,14 @@ export function scaleFactorOf(schema: string): number | undefined {
   return sf > 0 && Number.isFinite(sf) ? sf : undefined;
 }
 
+interface CachedSplit {
+  length: number;
+  /** Generated columns by table position; absent ones were never read. */
+  readonly columns: (Column | undefined)[];
+}
+
 export class TpchConnector implements Connector {
-  private readonly cache = new Map<string, Page>();
+  private readonly cache = new Map<string, CachedSplit>();
   private cachedBytes = 0;
 
   listSchemas(): string[] {
@@ -53,24 +59,42 @@ export class TpchConnector implements Connector {
     return { catalog: 'tpch', schema, name: table, columns: t.columns.map((c) => ({ name: c.name, type: c.type })), rowCount, primaryKey };
   }
 
-  splits(table: TableMetadata): Split[] {
+  splits(table: TableMetadata, _targetRows: number, columns: readonly number[] = table.columns.map((_, i) => i)): Split[] {
     const sf = scaleFactorOf(table.schema) as number;
+    const width = table.columns.length;
     return tpchSplits(table.name as TpchTableName, sf, TPCH_SPLIT_ROWS).map((s) => {
       const cacheKey = `tpch/${sf}/${s.table}/${s.start}/${s.count}`;
-      const cached = this.cache.get(cacheKey);
-      if (cached) return { kind: 'pages', pages: [cached], rows: cached.length };
-      return { kind: 'generated', connector: 'tpch', descriptor: s, rows: table.name === 'lineitem' ? s.count * 4 : table.name === 'partsupp' ? s.count * 4 : s.count, cacheKey };
+      const entry = this.cache.get(cacheKey);
+      const cached = entry?.columns ?? new Array<Column | undefined>(width);
+      const missing = columns.filter((c) => cached[c] === undefined);
+      if (entry && missing.length === 0) return { kind: 'pages', pages: [{ length: entry.length, columns: entry.columns as Column[] }], rows: entry.length };
+      const rows = entry?.length ?? (table.name === 'lineitem' || table.name === 'partsupp' ? s.count * 4 : s.count);
+      // Only the columns this scan reads and nobody generated yet: comments cost most of the time.
+      return { kind: 'generated', connector: 'tpch', descriptor: s, rows, cacheKey, columns: missing, cached: [...cached] };
     });
   }
 
-  /** Keeps a generated split's page (all columns) for later scans. */
-  store(cacheKey: string, page: Page, bytes: number): void {
-    if (this.cache.has(cacheKey)) return;
-    this.cache.set(cacheKey, page);
-    this.cachedBytes += bytes;
+  /** Keeps generated columns of a split for later scans. */
+  store(cacheKey: string, length: number, positions: readonly number[], columns: readonly Column[]): void {
+    let entry = this.cache.get(cacheKey);
+    if (!entry) {
+      entry = { length, columns: [] };
+      this.cache.set(cacheKey, entry);
+    }
+    positions.forEach((p, k) => {
+      if (entry.columns[p] !== undefined) return;
+      entry.columns[p] = columns[k];
+      this.cachedBytes += columnBytes(columns[k]);
+    });
   }
 
   get cacheBytes(): number {
     return this.cachedBytes;
   }
+}
+
+/** Whether generating these columns needs dbgen's text pool (every comment column slices it). */
+export function needsTextPool(descriptor: unknown, columns: readonly number[]): boolean {
+  const table = TPCH_TABLES[(descriptor as { table: TpchTableName }).table];
+  return columns.some((c) => table.columns[c]?.name === 'comment');
 }

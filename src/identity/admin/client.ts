@@ -6,7 +6,7 @@ import * as roleConv from '../model/role.js';
 import * as userConv from '../model/user.js';
 import { mapperToRepresentation } from '../model/client-scope.js';
 import { ClientRepresentation } from '../model/schemas.js';
-import { deleteClient, ensureServiceAccount, generateSecret } from '../managers.js';
+import { deleteClient, ensureServiceAccount, generateSecret, syncResourceServer } from '../managers.js';
 import type { ClientEntity, ClientScopeEntity, RealmEntity, RoleEntity, UserEntity } from '../store/entities.js';
 import * as repo from '../store/repo.js';
 import { issueTokens, resolveScopes, rolesInScope, userinfoClaims } from '../oidc/tokens.js';
@@ -49,8 +49,14 @@ export function register(r: AdminRoutes): void {
       if (!next.publicClient && !next.bearerOnly && !next.secret && next.clientAuthenticatorType === 'client-secret') next.secret = generateSecret();
       if (rep.defaultClientScopes != null) next.defaultClientScopeIds = rep.defaultClientScopes.map((n) => repo.clientScopeByName(tx, ctx.realm.id, n)?.id).filter((x): x is string => !!x);
       if (rep.optionalClientScopes != null) next.optionalClientScopeIds = rep.optionalClientScopes.map((n) => repo.clientScopeByName(tx, ctx.realm.id, n)?.id).filter((x): x is string => !!x);
+      if (next.authorizationServicesEnabled) {
+        if (next.publicClient || next.bearerOnly) throw errorMessage(400, 'Authorization services require a confidential client');
+        next.serviceAccountsEnabled = true;
+      }
       tx.put('clients', c.id, next);
-      if (next.serviceAccountsEnabled) ensureServiceAccount(tx, tx.get<RealmEntity>('realms', ctx.realm.id)!, next);
+      const realm = tx.get<RealmEntity>('realms', ctx.realm.id)!;
+      if (next.serviceAccountsEnabled) ensureServiceAccount(tx, realm, next);
+      syncResourceServer(tx, realm, next);
       ev.update('CLIENT', `clients/${c.id}`, clientConv.stripSecrets(rep));
     });
     return noContent();

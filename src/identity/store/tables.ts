@@ -53,6 +53,8 @@ export const TABLES = {
   organizations: { name: 'organizations', indexes: [{ name: 'orgByRealmName', keys: (o) => [[o.realmId, o.name]] }] },
   /** key [orgId, userId] → {membershipType} */
   orgMembers: { name: 'orgMembers', indexes: [{ name: 'memberOrgs', keys: (_v, k) => [[(k as Key[])[1]!, (k as Key[])[0]!]] }] },
+  /** key: the client's internal id */
+  resourceServers: { name: 'resourceServers', indexes: [] },
   components: { name: 'components', indexes: [{ name: 'componentByRealm', keys: (c) => [[c.realmId, c.id]] }] },
 } satisfies Record<string, TableDef>;
 
