@@ -29,9 +29,12 @@ const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : typeof v === 'st
 })() : []);
 
 function findByIdOrName<T extends { id: string; name: string }>(items: T[], ref: unknown): T | undefined {
-  const s = typeof ref === 'string' ? ref : typeof ref === 'object' && ref ? str((ref as Record<string, unknown>).id) ?? str((ref as Record<string, unknown>)._id) ?? str((ref as Record<string, unknown>).name) : undefined;
-  if (s === undefined) return undefined;
-  return items.find((x) => x.id === s) ?? items.find((x) => x.name === s);
+  if (typeof ref === 'string') return items.find((x) => x.id === ref) ?? items.find((x) => x.name === ref);
+  if (typeof ref !== 'object' || ref === null) return undefined;
+  const o = ref as Record<string, unknown>;
+  const id = str(o.id) ?? str(o._id);
+  const name = str(o.name);
+  return (id !== undefined ? items.find((x) => x.id === id) : undefined) ?? (name !== undefined ? items.find((x) => x.name === name) : undefined);
 }
 
 /** Builds a policy entity from Keycloak's typed or generic (config) representation. */
