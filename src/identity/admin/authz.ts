@@ -510,10 +510,9 @@ export function register(r: AdminRoutes): void {
     });
     r.realm('GET', `${B}/providers`, (ctx) => (view(ctx), locate(ctx), ok(kind === 'permission' ? PERMISSION_PROVIDERS : [...POLICY_PROVIDERS, ...PERMISSION_PROVIDERS])));
     r.realm('POST', `${B}/evaluate`, (ctx) => (view(ctx), evaluateRoute(ctx)));
-    r.realm('POST', `${B}/:type`, async (ctx) => {
+    const create = async (ctx: AdminContext, type: string) => {
       manage(ctx);
       locate(ctx);
-      const type = ctx.param('type');
       if (kind === 'permission' && type !== 'resource' && type !== 'scope') throw errorMessage(400, `Unknown permission type [${type}]`);
       const rep = ctx.body(Any);
       const p = await change(ctx, (rs, ev) => {
@@ -522,6 +521,13 @@ export function register(r: AdminRoutes): void {
         return { next: { ...rs, policies: [...rs.policies, made] }, result: made };
       });
       return ctx.created(p.id, { ...typedPolicyRep(p), ...(p.policyIds.length ? { policies: p.policyIds } : {}) });
+    };
+    r.realm('POST', `${B}/:type`, (ctx) => create(ctx, ctx.param('type')));
+    // The generic form: the type is in the body.
+    r.realm('POST', B, (ctx) => {
+      const type = (ctx.json() as { type?: unknown } | undefined)?.type;
+      if (typeof type !== 'string' || !type) throw errorMessage(400, 'Policy type is missing');
+      return create(ctx, type);
     });
     const mustPolicy = (rs: ResourceServerEntity, id: string, type?: string) => {
       const p = rs.policies.find((x) => x.id === id && inKind(x) && (type === undefined || x.type === type));
