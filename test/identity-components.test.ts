@@ -106,3 +106,16 @@ describe('components', () => {
     expect((await token()).kid).toBe(newKid);
   });
 });
+
+describe('realm creation and deletion', () => {
+  it('write no admin event, as in Keycloak (RealmsAdminResource.importRealm / RealmAdminResource.deleteRealm)', async () => {
+    await kc.realms.update({ realm: 'master' }, { adminEventsEnabled: true });
+    const before = (await kc.realms.findAdminEvents({ realm: 'master', max: 1000 })).length;
+    await kc.realms.create({ realm: 'ephemeral', enabled: true });
+    await kc.realms.del({ realm: 'ephemeral' });
+    const after = await kc.realms.findAdminEvents({ realm: 'master', max: 1000 });
+    // (The settings update above is already counted in `before`.)
+    expect(after.length - before).toBe(0);
+    await kc.realms.update({ realm: 'master' }, { adminEventsEnabled: false });
+  });
+});

@@ -211,9 +211,11 @@ export function register(r: AdminRoutes): void {
     return noContent();
   });
 
+  // Required actions that register credentials (Keycloak's CredentialRegistrator providers), enabled here.
   r.realm('GET', '/credential-registrators', (ctx) => {
     ctx.auth.realm.requireView();
-    return ok([]);
+    const registrators = ['CONFIGURE_TOTP', 'UPDATE_PASSWORD', 'webauthn-register', 'webauthn-register-passwordless', 'CONFIGURE_RECOVERY_AUTHN_CODES'];
+    return ok(ctx.realm._requiredActions.filter((a) => a.enabled && registrators.includes(a.providerId)).map((a) => a.alias));
   });
 
   // ── partial export / import ──

@@ -4,6 +4,7 @@ import * as repo from '../store/repo.js';
 import { KEYCLOAK_VERSION, MANAGEMENT_ROLES } from '../model/defaults.js';
 import { RealmAuth, callerRealmRoles } from './permissions.js';
 import { ok, type AdminRoutes } from './context.js';
+import { COMPONENT_PROVIDERS, KEY_PROVIDER, REG_POLICY } from '../model/component.js';
 
 const startedAt = Date.now();
 
@@ -39,7 +40,7 @@ export function register(r: AdminRoutes): void {
       protocolMapperTypes: { 'openid-connect': MAPPER_TYPES.map((id) => ({ id, name: id, category: 'Token mapper', helpText: '', priority: 0, properties: [] })) },
       builtinProtocolMappers: {},
       clientInstallations: { 'openid-connect': [{ id: 'keycloak-oidc-keycloak-json', protocol: 'openid-connect', downloadOnly: false, displayType: 'Keycloak OIDC JSON', helpText: '', filename: 'keycloak.json', mediaType: 'application/json' }] },
-      componentTypes: {},
+      componentTypes: Object.fromEntries([KEY_PROVIDER, REG_POLICY].map((t) => [t, COMPONENT_PROVIDERS.filter((p) => p.type === t).map((p) => ({ id: p.id, helpText: p.helpText, properties: p.properties, metadata: {} }))])),
       passwordPolicies: ['length', 'maxLength', 'digits', 'lowerCase', 'upperCase', 'specialChars', 'notUsername', 'notEmail', 'regexPattern', 'hashAlgorithm', 'hashIterations'].map((id) => ({ id, displayName: id, configType: 'int', multipleSupported: false })),
       enums: { operationType: ['CREATE', 'UPDATE', 'DELETE', 'ACTION'], resourceType: ['REALM', 'REALM_ROLE', 'REALM_ROLE_MAPPING', 'REALM_SCOPE_MAPPING', 'CLIENT', 'CLIENT_SCOPE', 'CLIENT_SCOPE_MAPPING', 'CLIENT_ROLE', 'CLIENT_ROLE_MAPPING', 'GROUP', 'GROUP_MEMBERSHIP', 'PROTOCOL_MAPPER', 'USER', 'USER_SESSION', 'CLUSTER_NODE'] },
       cryptoInfo: { cryptoProvider: 'node:crypto', supportedKeystoreTypes: [], clientSignatureSymmetricAlgorithms: [], clientSignatureAsymmetricAlgorithms: ['RS256'] },
