@@ -3,7 +3,7 @@
 import KcAdminClient from '@keycloak/keycloak-admin-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startIdentity, type Harness } from './identity-harness.js';
-import { eventsOf, failure } from './identity-events-util.js';
+import { eventsOf, failure } from './identity-harness.js';
 
 let h: Harness;
 let kc: KcAdminClient;

@@ -4,7 +4,7 @@ import KcAdminClient from '@keycloak/keycloak-admin-client';
 import forge from 'node-forge';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startIdentity, type Harness } from './identity-harness.js';
-import { eventsOf, failure } from './identity-events-util.js';
+import { eventsOf, failure } from './identity-harness.js';
 import { readJks } from '../src/identity/oidc/keystores.js';
 
 let h: Harness;

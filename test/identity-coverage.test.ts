@@ -4,7 +4,7 @@
 import KcAdminClient from '@keycloak/keycloak-admin-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startIdentity, type Harness } from './identity-harness.js';
-import { startSmtp, type Smtp } from './identity-smtp.js';
+import { startSmtp, type Smtp } from './identity-harness.js';
 
 let h: Harness;
 let kc: KcAdminClient;

@@ -85,6 +85,21 @@ export class QueryExecution {
       .finally(() => this.resolveFinished());
   }
 
+  /** The leaf-most scan stage (what a partial cancel stops). */
+  leafStageId(): number {
+    const scans = this.plan.stages.filter((s) => s.fragment.source.kind === 'scan');
+    return scans.length ? Math.max(...scans.map((s) => s.stageId)) : 0;
+  }
+
+  private readonly partiallyCanceled = new Set<number>();
+
+  /** Partial cancel: the stage schedules no more splits; what it produced still flows on. */
+  cancelStage(stageId: number): boolean {
+    if (!this.plan.stages.some((s) => s.stageId === stageId)) return false;
+    this.partiallyCanceled.add(stageId);
+    return true;
+  }
+
   /** Stops everything: running drivers finish but their output is dropped. */
   cancel(state: 'CANCELED' | 'ABORTED' = 'CANCELED'): void {
     this.stopped = true;
@@ -217,7 +232,7 @@ export class QueryExecution {
           await task.outputBuffer.waitForChange(50);
           task.blockedNanos += (Date.now() - before) * 1e6;
         }
-        if (this.stopped || task.outputBuffer.isFinished) break;
+        if (this.stopped || task.outputBuffer.isFinished || this.partiallyCanceled.has(stage.stageId)) break;
         const split = splits[next++];
         task.queuedDrivers--;
         task.runningDrivers++;

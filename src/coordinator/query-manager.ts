@@ -11,7 +11,7 @@ import { likeMatcher } from '../exec/compile/runtime.js';
 import type { WorkerPool } from '../exec/pool.js';
 import { analyzeQuery, resolveTableName, type AnalysisContext } from '../sql/analyze.js';
 import { isWriteStatement } from '../sql/ddl.js';
-import { explainDistributed, explainLogical } from '../sql/explain.js';
+import { explainAnalyze, explainDistributed, explainLogical } from '../sql/explain.js';
 import { fragmentPlan, rowsPlan, type QueryPlan, type StagePlan } from '../sql/fragment.js';
 import { parseStatement, type Statement } from '../sql/parse.js';
 import { EngineError } from '../util/engine-error.js';
@@ -115,7 +115,11 @@ export class QueryManager implements QueryDriver {
   async process(query: Query): Promise<void> {
     if (!query.transition('PLANNING')) return;
     const statement = parseStatement(query.sql);
-    const plan = isWriteStatement(statement) ? await this.writes.execute(query, statement, this.analysisContext(query)) : this.plan(query, statement);
+    const plan = isWriteStatement(statement)
+      ? await this.writes.execute(query, statement, this.analysisContext(query))
+      : statement.kind === 'explain' && statement.analyze
+        ? await this.explainAnalyze(query, statement)
+        : this.plan(query, statement);
     if (query.done) return;
     if (!plan) {
       query.transition('FINISHING');
@@ -150,7 +154,6 @@ export class QueryManager implements QueryDriver {
         return fragmentPlan(analyzeQuery(statement.ast, ctx));
       case 'explain': {
         if (statement.statement.kind !== 'query') throw new EngineError('NOT_SUPPORTED', 'EXPLAIN is supported for queries only');
-        if (statement.analyze) throw new EngineError('NOT_SUPPORTED', 'EXPLAIN ANALYZE is not supported yet');
         const logical = analyzeQuery(statement.statement.ast, ctx);
         const text = statement.type === 'DISTRIBUTED' ? explainDistributed(fragmentPlan(logical)) : explainLogical(logical);
         return this.rows(['Query Plan'], [VARCHAR], [[text]]);
@@ -194,6 +197,16 @@ export class QueryManager implements QueryDriver {
       case 'showSession':
         return this.rows(['Name', 'Value', 'Default', 'Type', 'Description'], [VARCHAR, VARCHAR, VARCHAR, VARCHAR, VARCHAR], []);
     }
+  }
+
+  /** Runs the query, then answers its distributed plan annotated with what every operator did. */
+  private async explainAnalyze(query: Query, statement: Extract<Statement, { kind: 'explain' }>): Promise<QueryPlan> {
+    if (statement.statement.kind !== 'query') throw new EngineError('NOT_SUPPORTED', 'EXPLAIN ANALYZE is supported for queries only');
+    const plan = fragmentPlan(analyzeQuery(statement.statement.ast, this.analysisContext(query)));
+    await this.writes.collect(query, plan);
+    const tasks = query.execution?.tasks ?? [];
+    const runs = tasks.map((t) => ({ stageId: t.stageId, operators: t.operatorStats, cpuNanos: t.cpuNanos, wallNanos: t.scheduledNanos, drivers: t.completedDrivers }));
+    return this.rows(['Query Plan'], [VARCHAR], [[explainAnalyze(plan, runs)]]);
   }
 
   private rows(names: string[], types: SqlType[], rows: unknown[][]): QueryPlan {

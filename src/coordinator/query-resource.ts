@@ -28,6 +28,15 @@ export function registerQueryRoutes(router: RouteRegistry, manager: QueryManager
     return noContent();
   });
 
+  // Partial cancel (the statement's partialCancelUri): the stage stops scanning; results so far stand.
+  router.add('DELETE', '/v1/stage/:stageId', (req) => {
+    const m = /^(.+)\.(\d+)$/u.exec(req.params.stageId);
+    const q = m ? manager.get(m[1]) : undefined;
+    if (!m || !q) return text(404, 'Stage not found');
+    if (q.execution && !q.done && !q.execution.cancelStage(Number(m[2]))) return text(404, 'Stage not found');
+    return noContent();
+  });
+
   router.add('PUT', '/v1/query/:queryId/killed', (req) => {
     const q = manager.get(req.params.queryId);
     if (!q) return text(410, 'Query not found');

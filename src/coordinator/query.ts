@@ -263,7 +263,7 @@ export class Query {
     const final = !initial && (this.state === 'FAILED' || (this.state === 'FINISHED' && rows === null));
     const body: Record<string, unknown> = { id: this.id, infoUri: this.infoUri };
     if (!final) {
-      body.partialCancelUri = `${this.baseUrl}/v1/stage/${this.id}.0`;
+      body.partialCancelUri = `${this.baseUrl}/v1/stage/${this.id}.${this.execution?.leafStageId() ?? 0}`;
       body.nextUri = this.statementUri(this.lastToken + 1);
     }
     const columns = initial ? undefined : this.columns();

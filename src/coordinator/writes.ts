@@ -204,8 +204,8 @@ export class WriteExecutor {
     });
   }
 
-  /** Runs a planned query to the end and returns its output pages. */
-  private async collect(query: Query, plan: QueryPlan, splitsFor?: (stage: StagePlan) => Split[]): Promise<Page[]> {
+  /** Runs a planned query to the end and returns its output pages (also used by EXPLAIN ANALYZE). */
+  async collect(query: Query, plan: QueryPlan, splitsFor?: (stage: StagePlan) => Split[]): Promise<Page[]> {
     let failure: EngineError | undefined;
     const execution = new QueryExecution(query.id, plan, { ...this.execution, splitsFor: splitsFor ?? this.execution.splitsFor }, (e) => {
       failure ??= e;

@@ -5,6 +5,7 @@ import { readBit, type Column } from '../data/page.js';
 import { BIGINT, BOOLEAN, DOUBLE, decimal, MAX_DECIMAL_PRECISION, type SqlType } from '../data/types.js';
 import { roundHalfUp } from '../data/values.js';
 import type { AggregateSpec } from './specs.js';
+import { EngineError } from '../util/engine-error.js';
 import { isStringColumn, nullFlags, numericValues, stringValues } from './column-readers.js';
 import { columnFromNumbers, columnFromStrings } from './build-columns.js';
 
@@ -34,6 +35,11 @@ export function intermediateTypes(spec: AggregateSpec): SqlType[] {
     case 'max':
     case 'arbitrary':
       return [spec.type];
+    case 'var_samp':
+    case 'var_pop':
+    case 'stddev_samp':
+    case 'stddev_pop':
+      return [BIGINT, DOUBLE, DOUBLE];
   }
 }
 
@@ -165,6 +171,12 @@ class NumericAccumulator implements Accumulator {
 
   final(groupCount: number): Column {
     this.state.ensure(groupCount);
+    if (this.type.id === 'bigint') {
+      for (let g = 0; g < groupCount; g++) {
+        const v = this.state.values[g];
+        if (this.state.empty[g] === 0 && !Number.isSafeInteger(v)) throw new EngineError('NUMERIC_VALUE_OUT_OF_RANGE', `bigint sum ${v} is beyond the exact range of this engine (2^53)`);
+      }
+    }
     let values: ArrayLike<number> = this.state.values;
     if (this.type.id === 'real') values = Float32Array.from(this.state.values.subarray(0, groupCount));
     return columnFromNumbers(this.type, values, this.state.empty, groupCount);
@@ -233,6 +245,87 @@ class AverageAccumulator implements Accumulator {
 
   memoryBytes(): number {
     return this.sums.values.byteLength * 2.25;
+  }
+}
+
+/** Variance and standard deviation: Welford's running (count, mean, M2), mergeable across workers. */
+class VarianceAccumulator implements Accumulator {
+  private readonly counts = new Growable();
+  private readonly means = new Growable();
+  private readonly m2s = new Growable();
+
+  constructor(private readonly kind: 'var_samp' | 'var_pop' | 'stddev_samp' | 'stddev_pop') {}
+
+  private ensure(n: number): void {
+    this.counts.ensure(n);
+    this.means.ensure(n);
+    this.m2s.ensure(n);
+  }
+
+  update(groups: Int32Array, n: number, args: readonly Column[], mask: Uint8Array | null): void {
+    this.ensure(maxGroup(groups, n));
+    const v = numericValues(args[0]);
+    const nulls = nullFlags(args[0]);
+    const c = this.counts.values;
+    const mean = this.means.values;
+    const m2 = this.m2s.values;
+    const scale = args[0].type.id === 'decimal' ? 10 ** (args[0].type.scale ?? 0) : 1;
+    for (let i = 0; i < n; i++) {
+      if ((mask !== null && mask[i] === 0) || (nulls !== null && nulls[i] === 1)) continue;
+      const g = groups[i];
+      const x = v[i] / scale;
+      const count = ++c[g];
+      const delta = x - mean[g];
+      mean[g] += delta / count;
+      m2[g] += delta * (x - mean[g]);
+    }
+  }
+
+  merge(groups: Int32Array, n: number, states: readonly Column[]): void {
+    this.ensure(maxGroup(groups, n));
+    const sc = numericValues(states[0]);
+    const smean = numericValues(states[1]);
+    const sm2 = numericValues(states[2]);
+    const c = this.counts.values;
+    const mean = this.means.values;
+    const m2 = this.m2s.values;
+    for (let i = 0; i < n; i++) {
+      const g = groups[i];
+      const nb = sc[i];
+      if (nb === 0) continue;
+      const na = c[g];
+      const total = na + nb;
+      const delta = smean[i] - mean[g];
+      mean[g] += (delta * nb) / total;
+      m2[g] += sm2[i] + (delta * delta * na * nb) / total;
+      c[g] = total;
+    }
+  }
+
+  intermediate(groupCount: number): Column[] {
+    this.ensure(groupCount);
+    return [columnFromNumbers(BIGINT, this.counts.values, null, groupCount), columnFromNumbers(DOUBLE, this.means.values, null, groupCount), columnFromNumbers(DOUBLE, this.m2s.values, null, groupCount)];
+  }
+
+  final(groupCount: number): Column {
+    this.ensure(groupCount);
+    const out = new Float64Array(groupCount);
+    const nulls = new Uint8Array(groupCount);
+    const sample = this.kind === 'var_samp' || this.kind === 'stddev_samp';
+    for (let g = 0; g < groupCount; g++) {
+      const c = this.counts.values[g];
+      if (c === 0 || (sample && c < 2)) {
+        nulls[g] = 1;
+        continue;
+      }
+      const variance = this.m2s.values[g] / (sample ? c - 1 : c);
+      out[g] = this.kind.startsWith('stddev') ? Math.sqrt(variance) : variance;
+    }
+    return columnFromNumbers(DOUBLE, out, nulls, groupCount);
+  }
+
+  memoryBytes(): number {
+    return this.counts.values.byteLength * 3.5;
   }
 }
 
@@ -336,6 +429,11 @@ function createPlainAccumulator(spec: AggregateSpec, argIsString: boolean): Accu
       return new NumericAccumulator('and', BOOLEAN);
     case 'bool_or':
       return new NumericAccumulator('or', BOOLEAN);
+    case 'var_samp':
+    case 'var_pop':
+    case 'stddev_samp':
+    case 'stddev_pop':
+      return new VarianceAccumulator(spec.name);
     case 'min':
     case 'max':
     case 'arbitrary': {

@@ -9,6 +9,7 @@ import { EngineError } from '../util/engine-error.js';
 import type { AstNode } from './ast.js';
 import {
   AGGREGATE_BASE,
+  AGGREGATE_NAMES,
   SUBQUERY_BASE,
   WINDOW_BASE,
   aggregateSignature,
@@ -195,7 +196,18 @@ function analyzeFrom(from: AstNode[], ctx: AnalysisContext, outer: Scope | undef
           relations = [{ plan: project(joined, exprs, allFields.map((f) => f.name)), offset: 0, width: allFields.length }];
           break plannedOuterJoin;
         }
-        const joined = joinPlans(left, rel.plan, leftKeys, rightKeys, andAll([...leftOnly, ...rightOnly.map((e) => remapColumns(e, (i) => i + leftWidth)), ...residual]), 'full');
+        // FULL = LEFT JOIN, plus the right rows that found no partner (an anti join), NULL-extended.
+        const condition = andAll([...leftOnly, ...rightOnly.map((e) => remapColumns(e, (i) => i + leftWidth)), ...residual]);
+        const leftJoined = joinPlans(left, rel.plan, leftKeys, rightKeys, condition, 'left');
+        const rightWidth = rel.fields.length;
+        const swapped = condition ? remapColumns(condition, (i) => (i < leftWidth ? i + rightWidth : i - leftWidth)) : null;
+        const unmatched = joinPlans(rel.plan, left, rightKeys, leftKeys, swapped, 'anti');
+        const extended = project(
+          unmatched,
+          allFields.map((f, i) => (i < leftWidth ? ({ kind: 'literal', value: null, type: f.type } as Expr) : col(i - leftWidth, f.type))),
+          allFields.map((f) => f.name),
+        );
+        const joined: PlanNode = { kind: 'union', inputs: [leftJoined, extended], fields: leftJoined.fields };
         relations = [{ plan: joined, offset: 0, width: allFields.length }];
       }
       fields = allFields;
@@ -384,7 +396,7 @@ function hasAggregateAst(node: unknown): boolean {
   const n = node as AstNode;
   if (n.ast) return false; // aggregates inside subqueries belong to them
   if (n.type === 'aggr_func' && !n.over) return true;
-  if (n.type === 'function' && !n.over && ['count', 'sum', 'avg', 'min', 'max', 'bool_and', 'bool_or', 'every', 'arbitrary', 'any_value'].includes(String(n.name?.name?.[0]?.value ?? '').toLowerCase())) return true;
+  if (n.type === 'function' && !n.over && AGGREGATE_NAMES.has(String(n.name?.name?.[0]?.value ?? '').toLowerCase())) return true;
   return Object.values(n).some((v) => (Array.isArray(v) ? v.some(hasAggregateAst) : hasAggregateAst(v)));
 }
 
@@ -602,7 +614,12 @@ function analyzeSelect(ast: AstNode, outerCtx: AnalysisContext, outer: Scope | u
     throw new EngineError('NOT_SUPPORTED', 'Correlated subqueries with conditions other than equality are supported only in EXISTS', loc(ast.where));
   }
 
-  let plan: PlanNode = from.relations.length === 0 ? { kind: 'values', rows: [[]], fields: [] } : planJoinGroup(from.relations, [...from.conditions, ...local]);
+  let plan: PlanNode;
+  if (from.relations.length === 0) {
+    plan = { kind: 'values', rows: [[]], fields: [] };
+    const where = andAll(local);
+    if (where) plan = { kind: 'filter', input: plan, predicate: where, fields: [] };
+  } else plan = planJoinGroup(from.relations, [...from.conditions, ...local]);
   for (const sj of semiJoins) plan = applySemiJoin(plan, sj, scope, ctx, whereBc);
 
   if (mode === 'exists') {
@@ -964,7 +981,11 @@ function limitOf(ast: AstNode, ctx: AnalysisContext): { count: number | null; of
     if (v.type === 'number' && typeof v.value === 'number' && Number.isInteger(v.value) && v.value >= 0) return v.value;
     throw new EngineError('SYNTAX_ERROR', `mismatched input '${String(v.value)}'. Expecting: <integer>, 'ALL'`, loc(v) ?? locateName(ctx.sql, ['limit']));
   };
-  if (ast.limit.seperator === 'offset') return { count: read(values[0]), offset: read(values[1]) ?? 0 };
+  if (ast.limit.seperator === 'offset') {
+    // `OFFSET n` alone arrives as a single value.
+    if (values.length === 1) return { count: null, offset: read(values[0]) ?? 0 };
+    return { count: read(values[0]), offset: read(values[1]) ?? 0 };
+  }
   if (ast.limit.seperator === ',') return { count: read(values[1]), offset: read(values[0]) ?? 0 };
   return { count: read(values[0]), offset: 0 };
 }

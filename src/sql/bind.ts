@@ -266,7 +266,8 @@ function numberLiteral(raw: unknown, node: AstNode, ctx: AnalysisContext): Expr 
     const precision = Math.max(1, (intPart.replace(/^0+/u, '') + frac).length, scale);
     if (precision > MAX_DECIMAL_PRECISION) throw new EngineError('INVALID_LITERAL', `Decimal literal ${text} is too large`, loc(node));
     const scaled = Number(intPart + frac) * (negative ? -1 : 1);
-    if (!Number.isSafeInteger(scaled)) return { kind: 'literal', value: Number(text), type: DOUBLE };
+    // Decimals are scaled integers in doubles: refuse what would not be exact rather than round it.
+    if (!Number.isSafeInteger(scaled)) throw new EngineError('NOT_SUPPORTED', `Decimal literal ${text} has more digits than this engine holds exactly (15)`, loc(node));
     return { kind: 'literal', value: scaled, type: decimal(precision, scale) };
   }
   const n = Number(text);
@@ -454,15 +455,15 @@ export function parseTypeName(dataType: string, length?: number, scale?: number)
   }
 }
 
-function bindCast(node: AstNode, bc: BindContext): Expr {
+function bindCast(node: AstNode, bc: BindContext, safe = false): Expr {
   const { ctx } = bc;
   const arg = bindExpr(node.expr, bc);
   const target = (node.target as AstNode[])?.[0];
   const type = target ? parseTypeName(String(target.dataType), target.length, target.scale) : undefined;
   if (!type) throw new EngineError('TYPE_MISMATCH', `Unknown type: ${String(target?.dataType ?? '').toLowerCase()}`, loc(node) ?? locateName(ctx.sql, [String(target?.dataType ?? 'cast').toLowerCase()]));
   if (!castSupported(arg.type, type)) throw new EngineError('TYPE_MISMATCH', `Cannot cast ${typeDisplayName(arg.type)} to ${typeDisplayName(type)}`, loc(node) ?? locateName(ctx.sql, ['cast']));
-  if (arg.kind === 'literal') return { kind: 'literal', value: castConstant(arg.value, arg.type, type, false), type };
-  return { kind: 'cast', arg, type, safe: false };
+  if (arg.kind === 'literal') return { kind: 'literal', value: castConstant(arg.value, arg.type, type, safe), type };
+  return { kind: 'cast', arg, type, safe };
 }
 
 function castSupported(from: SqlType, to: SqlType): boolean {
@@ -485,6 +486,7 @@ function bindFunction(node: AstNode, bc: BindContext): Expr {
   const { ctx } = bc;
   const name = functionName(node);
   const argNodes: AstNode[] = node.args?.value ?? (node.args?.expr ? [node.args.expr] : []);
+  if (name === 'try_cast__' && argNodes.length === 1 && argNodes[0].type === 'cast') return bindCast(argNodes[0], bc, true);
   if (AGGREGATE_NAMES.has(name)) return bindAggregate({ ...node, type: 'aggr_func', name, args: { expr: argNodes[0] ?? { type: 'star' } } }, bc);
   if (name === 'exists') throw new EngineError('NOT_SUPPORTED', 'EXISTS is supported only as a WHERE conjunct', loc(node) ?? locateName(ctx.sql, ['exists']));
   if ((name === 'current_date' || name === 'current_timestamp' || name === 'now' || name === 'localtimestamp') && argNodes.length === 0) {
@@ -527,14 +529,34 @@ function bindFunction(node: AstNode, bc: BindContext): Expr {
   return call(canonical, args, node, ctx);
 }
 
-const AGGREGATE_NAMES = new Set(['count', 'sum', 'avg', 'min', 'max', 'bool_and', 'bool_or', 'every', 'arbitrary', 'any_value']);
+export const AGGREGATE_NAMES: ReadonlySet<string> = new Set([
+  'count',
+  'sum',
+  'avg',
+  'min',
+  'max',
+  'bool_and',
+  'bool_or',
+  'every',
+  'arbitrary',
+  'any_value',
+  'stddev',
+  'stddev_samp',
+  'stddev_pop',
+  'variance',
+  'var_samp',
+  'var_pop',
+  'approx_distinct',
+  'count_if',
+]);
 
 function bindAggregate(node: AstNode, bc: BindContext): Expr {
   const { ctx, aggregates } = bc;
   const name = (typeof node.name === 'string' ? node.name : functionName(node)).toLowerCase();
   if (!aggregates) throw new EngineError('EXPRESSION_NOT_AGGREGATE', `Aggregate functions are not allowed here: ${name}(...)`, loc(node) ?? locateName(ctx.sql, [name]));
   const argNode = node.args?.expr as AstNode | undefined;
-  const distinct = String(node.args?.distinct ?? '').toUpperCase() === 'DISTINCT';
+  // approx_distinct is answered exactly (a zero-error estimate).
+  const distinct = String(node.args?.distinct ?? '').toUpperCase() === 'DISTINCT' || name === 'approx_distinct';
   const inner = (n: AstNode): Expr => bindExpr(n, { ...bc, aggregates: null });
   let filter: Expr | null = null;
   if (node.filter?.where) {
@@ -542,7 +564,14 @@ function bindAggregate(node: AstNode, bc: BindContext): Expr {
     requireBoolean(filter, 'FILTER clause', node.filter.where, ctx);
   }
   let call: { name: AggregateName; args: Expr[]; type: SqlType };
-  if (!argNode || argNode.type === 'star') {
+  if (name === 'count_if') {
+    // count_if(x) = count(*) FILTER (WHERE x)
+    if (!argNode || argNode.type === 'star') throw new EngineError('FUNCTION_NOT_FOUND', 'count_if(boolean) takes one argument', loc(node));
+    const cond = inner(argNode);
+    requireBoolean(cond, 'count_if argument', argNode, ctx);
+    filter = filter ? { kind: 'and', args: [filter, cond], type: BOOLEAN } : cond;
+    call = { name: 'count_star', args: [], type: BIGINT };
+  } else if (!argNode || argNode.type === 'star') {
     if (name !== 'count') throw new EngineError('FUNCTION_NOT_FOUND', `${name}(*) is not a valid aggregate call`, loc(node));
     call = { name: 'count_star', args: [], type: BIGINT };
   } else {
@@ -590,6 +619,16 @@ export function aggregateSignature(name: string, arg: Expr, node: AstNode, ctx: 
     case 'arbitrary':
     case 'any_value':
       return { name: 'arbitrary', type: t };
+    case 'approx_distinct':
+      return { name: 'count', type: BIGINT };
+    case 'stddev':
+    case 'stddev_samp':
+    case 'stddev_pop':
+    case 'variance':
+    case 'var_samp':
+    case 'var_pop':
+      if (!isNumeric(t) && t.id !== 'unknown') return mismatch();
+      return { name: ({ stddev: 'stddev_samp', variance: 'var_samp' } as Record<string, AggregateName>)[name] ?? (name as AggregateName), type: DOUBLE };
     default:
       throw new EngineError('FUNCTION_NOT_FOUND', `Function '${name}' not registered`, loc(node));
   }

@@ -2,6 +2,7 @@
 
 import { typeDisplayName } from '../data/types.js';
 import type { FragmentSpec, OperatorSpec } from '../exec/specs.js';
+import type { OperatorStats } from '../exec/metrics.js';
 import { operatorTypeName } from '../exec/specs.js';
 import type { Expr } from './ir.js';
 import type { QueryPlan } from './fragment.js';
@@ -113,6 +114,46 @@ export function explainDistributed(plan: QueryPlan): string {
     out.push(`Fragment ${stage.stageId} [${f.partitioning === 'single' ? 'SINGLE' : 'SOURCE'}]${stage.builds.length ? ` builds: [${stage.builds.map((b) => `join ${b.joinId} <- fragment ${b.stageId}`).join(', ')}]` : ''}`);
     out.push(`    Output layout: [${f.outputTypes.map(typeDisplayName).join(', ')}]`);
     describeFragment(f).forEach((line, i) => out.push(`    ${'  '.repeat(i)}${i > 0 ? '└─ ' : ''}${line}`));
+    out.push('');
+  }
+  return out.join('\n').trimEnd();
+}
+
+/** What EXPLAIN ANALYZE shows of one executed stage (plain data from its task). */
+export interface StageRun {
+  readonly stageId: number;
+  readonly operators: readonly OperatorStats[];
+  readonly cpuNanos: number;
+  readonly wallNanos: number;
+  readonly drivers: number;
+}
+
+function millis(nanos: number): string {
+  return `${(nanos / 1e6).toFixed(2)}ms`;
+}
+
+function bytes(n: number): string {
+  return n < 1024 ? `${n}B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(2)}kB` : `${(n / 1024 / 1024).toFixed(2)}MB`;
+}
+
+/** The distributed plan with what each operator really did: rows, bytes and time. */
+export function explainAnalyze(plan: QueryPlan, runs: readonly StageRun[]): string {
+  const out: string[] = [];
+  for (const stage of plan.stages) {
+    const f = stage.fragment;
+    const run = runs.find((r) => r.stageId === stage.stageId);
+    out.push(`Fragment ${stage.stageId} [${f.partitioning === 'single' ? 'SINGLE' : 'SOURCE'}]`);
+    if (run) out.push(`    CPU: ${millis(run.cpuNanos)}, Scheduled: ${millis(run.wallNanos)}, Drivers: ${run.drivers}`);
+    const lines = describeFragment(f);
+    lines.forEach((line, i) => {
+      out.push(`    ${'  '.repeat(i)}${i > 0 ? '└─ ' : ''}${line}`);
+      const s = run?.operators[i];
+      if (s) {
+        const pad = `    ${'  '.repeat(i)}${i > 0 ? '   ' : ''}   `;
+        out.push(`${pad}Input: ${s.inputPositions} rows (${bytes(s.inputBytes)}), Output: ${s.outputPositions} rows (${bytes(s.outputBytes)})`);
+        out.push(`${pad}Time: ${millis(s.addInputNanos + s.getOutputNanos + s.finishNanos)}${s.peakMemoryBytes ? `, Peak memory: ${bytes(s.peakMemoryBytes)}` : ''}`);
+      }
+    });
     out.push('');
   }
   return out.join('\n').trimEnd();

@@ -149,8 +149,32 @@ function rewriteGroupingSets(sql: string): string {
   return out + sql.slice(last);
 }
 
+/** `try_cast(x AS t)` → `try_cast__(cast(x AS t))`: the dialect only knows CAST. */
+function rewriteTryCast(sql: string): string {
+  const re = /\btry_cast\s*\(/giu;
+  let m: RegExpExecArray | null;
+  let out = sql;
+  while ((m = re.exec(out))) {
+    const open = m.index + m[0].length - 1;
+    let depth = 0;
+    let close = -1;
+    for (let i = open; i < out.length; i++) {
+      if (out[i] === '(') depth++;
+      else if (out[i] === ')' && --depth === 0) {
+        close = i;
+        break;
+      }
+    }
+    if (close < 0) break;
+    out = `${out.slice(0, m.index)}try_cast__(cast${out.slice(open, close + 1)})${out.slice(close + 1)}`;
+    re.lastIndex = m.index + 'try_cast__(cast('.length;
+  }
+  return out;
+}
+
 /** Rewrites Trino syntax that the postgresql dialect lacks, keeping every character's position. */
 function rewriteForDialect(sql: string): string {
+  if (/\btry_cast\s*\(/iu.test(sql)) sql = rewriteTryCast(sql);
   if (/\bGROUPING\s+SETS\b/iu.test(sql)) sql = rewriteGroupingSets(sql);
   // substring(x FROM a FOR b) -> substring(x ,    a ,   b): same length, so locations still hold.
   return sql.replace(/\bsubstring\s*\(([^()]*?)\bFROM\b([^()]*?)(?:\bFOR\b([^()]*?))?\)/giu, (all, x: string, a: string, b?: string) => {

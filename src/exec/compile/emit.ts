@@ -139,6 +139,13 @@ export class KernelBuilder {
         const [a, b] = args.map((x) => this.materialize(this.emit(x, out), out));
         return { v: `(${paren(a.n)} !== ${paren(b.n)} || (!${paren(a.n)} && ${a.v} !== ${b.v}))`, n: 'false' };
       }
+      case 'split_part': {
+        // NULL when the index is past the last part: the one strict function with a NULL result.
+        const r = this.strict(args, out, (v) => this.scalar(name, v, t, type));
+        const v = this.fresh('v');
+        out.push(`const ${v} = ${r.v};`);
+        return { v, n: `(${paren(r.n)} || ${v} === null)` };
+      }
       case 'nullif': {
         const [a, b] = args.map((x) => this.materialize(this.emit(x, out), out));
         const v = this.fresh('v');
@@ -241,9 +248,9 @@ export class KernelBuilder {
       case 'random':
         return 'Math.random()';
       case 'lower':
-        return `${a}.toLowerCase()`;
+        return `rt.lower(${a})`;
       case 'upper':
-        return `${a}.toUpperCase()`;
+        return `rt.upper(${a})`;
       case 'trim':
         return `rt.trimSpaces(${a}, true, true)`;
       case 'ltrim':
@@ -298,9 +305,9 @@ export class KernelBuilder {
       case 'date_diff':
         return `rt.dateDiff(${a}, ${b}, ${c}, ${t[1].id === 'timestamp'})`;
       case 'greatest':
-        return `Math.max(${v.join(', ')})`;
+        return type.id === 'varchar' ? `rt.maxString(${v.join(', ')})` : `Math.max(${v.join(', ')})`;
       case 'least':
-        return `Math.min(${v.join(', ')})`;
+        return type.id === 'varchar' ? `rt.minString(${v.join(', ')})` : `Math.min(${v.join(', ')})`;
       default:
         throw new Error(`no kernel for function ${name}`);
     }
@@ -308,6 +315,7 @@ export class KernelBuilder {
 
   private checkedIntegral(expr: string, type: SqlType): string {
     if (type.id === 'integer') return `rt.checkInteger(${expr})`;
+    if (type.id === 'bigint') return `rt.checkBigint(${expr})`;
     return expr;
   }
 

@@ -275,8 +275,42 @@ function checkInteger(x: number): number {
   return x;
 }
 
+/** bigint is computed in doubles: beyond 2^53 a result would be inexact, so it is refused instead. */
+function checkBigint(x: number): number {
+  if (!Number.isSafeInteger(x) && Number.isFinite(x)) {
+    fail('NUMERIC_VALUE_OUT_OF_RANGE', `bigint result ${x} is beyond the exact range of this engine (2^53)`);
+  }
+  return x;
+}
+
+const ASCII = /^[\x00-\x7f]*$/u;
+
+/** Case mapping one code point at a time, as Trino does (so 'ß' stays 'ß' in upper case). */
+function mapCase(s: string, upper: boolean): string {
+  if (ASCII.test(s)) return upper ? s.toUpperCase() : s.toLowerCase();
+  let out = '';
+  for (const c of s) {
+    const m = upper ? c.toUpperCase() : c.toLowerCase();
+    out += [...m].length === 1 ? m : c;
+  }
+  return out;
+}
+
+function minString(...xs: string[]): string {
+  return xs.reduce((a, b) => (b < a ? b : a));
+}
+
+function maxString(...xs: string[]): string {
+  return xs.reduce((a, b) => (b > a ? b : a));
+}
+
 export const runtime = {
   checkInteger,
+  checkBigint,
+  upper: (s: string) => mapCase(s, true),
+  lower: (s: string) => mapCase(s, false),
+  minString,
+  maxString,
   utf8: readUtf8,
   dictStrings,
   fail,
