@@ -175,6 +175,9 @@ function rewriteTryCast(sql: string): string {
 /** Rewrites Trino syntax that the postgresql dialect lacks, keeping every character's position. */
 function rewriteForDialect(sql: string): string {
   if (/\btry_cast\s*\(/iu.test(sql)) sql = rewriteTryCast(sql);
+  // The dialect accepts OVER only after its own window functions: percent_rank() and cume_dist()
+  // travel as ntile with a sentinel bucket count (see PERCENT_RANK_SENTINEL in analyze.ts).
+  sql = sql.replace(/\bpercent_rank\s*\(\s*\)/giu, 'ntile(-101)').replace(/\bcume_dist\s*\(\s*\)/giu, 'ntile(-102)');
   if (/\bGROUPING\s+SETS\b/iu.test(sql)) sql = rewriteGroupingSets(sql);
   // substring(x FROM a FOR b) -> substring(x ,    a ,   b): same length, so locations still hold.
   return sql.replace(/\bsubstring\s*\(([^()]*?)\bFROM\b([^()]*?)(?:\bFOR\b([^()]*?))?\)/giu, (all, x: string, a: string, b?: string) => {
