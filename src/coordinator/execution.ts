@@ -11,6 +11,7 @@ import { needsTextPool, type TpchConnector } from '../connectors/tpch/connector.
 import type { Page } from '../data/page.js';
 import type { SqlType } from '../data/types.js';
 import { buildJoinTable, joinTableBytes, type JoinTable } from '../exec/join-table.js';
+import { gatherColumn } from '../exec/gather.js';
 import { operatorOutputTypes, Pipeline, runPipeline, type DriverResult } from '../exec/pipeline.js';
 import type { WorkerPool } from '../exec/pool.js';
 import { isBlocking, type FragmentSpec } from '../exec/specs.js';
@@ -252,9 +253,26 @@ export class QueryExecution {
     // Splits skipped because a LIMIT was satisfied count as completed.
     task.completedDrivers += task.queuedDrivers;
     task.queuedDrivers = 0;
+    await this.emitMarked(stage, task);
     task.outputBuffer.setNoMorePages();
     if (!task.done) task.setState('FLUSHING');
     await this.whenDrained(task);
+  }
+
+  /** After a marking join's probes: the build rows that were (semi) or were not (anti) matched. */
+  private async emitMarked(stage: StagePlan, task: SqlTask): Promise<void> {
+    const mark = stage.emitMarked;
+    if (!mark || this.stopped) return;
+    const build = stage.builds.find((b) => b.joinId === mark.joinId) as BuildInput;
+    const table = await this.joinTable(build);
+    const flags = table.matched as Uint8Array;
+    const want = mark.anti ? 0 : 1;
+    const keep: number[] = [];
+    for (let r = 0; r < table.rowCount; r++) if (flags[r] === want) keep.push(r);
+    if (keep.length === 0) return;
+    const sel = Int32Array.from(keep);
+    const page: Page = { length: sel.length, columns: table.page.columns.map((c) => gatherColumn(c, sel, sel.length)) };
+    task.outputBuffer.enqueue(page);
   }
 
   /** A task is FINISHED once its buffer has been read to the end. */
@@ -289,6 +307,7 @@ export class QueryExecution {
     if (this.stopped) return;
     task.runningDrivers = 0;
     task.completedDrivers = 1;
+    await this.emitMarked(stage, task);
     task.outputBuffer.setNoMorePages();
     if (!task.done) task.setState('FLUSHING');
     await this.whenDrained(task);

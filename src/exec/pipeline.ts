@@ -31,6 +31,7 @@ export function operatorOutputTypes(spec: OperatorSpec, input: readonly SqlType[
     case 'limit':
       return [...input];
     case 'hashJoin':
+      if (spec.joinType === 'mark') return [];
       return spec.joinType === 'semi' || spec.joinType === 'anti' ? [...input] : [...input, ...spec.buildTypes];
     case 'window':
       return [...input, ...spec.functions.map((f) => f.type)];

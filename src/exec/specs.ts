@@ -56,7 +56,8 @@ export type OperatorSpec =
       readonly op: 'hashJoin';
       /** Which build (JoinTable) of the stage this probes. */
       readonly joinId: number;
-      readonly joinType: 'inner' | 'left' | 'full' | 'semi' | 'anti';
+      /** mark: record which build rows found a partner (in the table's `matched` flags); emit nothing. */
+      readonly joinType: 'inner' | 'left' | 'full' | 'semi' | 'anti' | 'mark';
       readonly probeKeys: readonly number[];
       readonly buildTypes: readonly SqlType[];
       /** Residual condition over probe columns ++ build columns. */

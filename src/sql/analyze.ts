@@ -33,7 +33,7 @@ import { joinPlans, planJoinGroup, type Relation } from './join-planner.js';
 import { evaluateConstant } from '../exec/compile/constant.js';
 import { optimize } from './optimize/index.js';
 import { locateName } from './parse.js';
-import type { AggregateCall, Field, PlanNode, SortKey } from './plan.js';
+import { estimateRows, type AggregateCall, type Field, type PlanNode, type SortKey } from './plan.js';
 import { Scope, type ScopeField } from './scope.js';
 import { commonSuperType } from './types-coercion.js';
 
@@ -334,7 +334,11 @@ function applySemiJoin(plan: PlanNode, sj: SemiJoinAst, scope: Scope, ctx: Analy
     leftKeys.unshift(coerce(value, t));
     rightKeys.unshift(coerce(col(0, inner.type), t));
   }
-  return joinPlans(plan, sub.plan, leftKeys, rightKeys, corr.residual, sj.negated ? 'anti' : 'semi', { nullAware: sj.kind === 'in' && sj.negated });
+  const nullAware = sj.kind === 'in' && sj.negated;
+  // A subquery side much larger than the outer one: hash the outer rows and stream the subquery
+  // through them, marking matches (NOT IN keeps the plain form for its NULL rules).
+  const markLeft = !nullAware && estimateRows(sub.plan) > 2 * estimateRows(plan);
+  return joinPlans(plan, sub.plan, leftKeys, rightKeys, corr.residual, sj.negated ? 'anti' : 'semi', { nullAware, markLeft });
 }
 
 interface PendingScalar {

@@ -35,6 +35,11 @@ export interface StagePlan {
   readonly children: readonly number[];
   /** Stages whose complete output this one hashes for its joins. */
   readonly builds: readonly BuildInput[];
+  /**
+   * A marking semi/anti join: the stage's drivers only mark build rows; when they are done the
+   * stage outputs the build rows that were (semi) or were not (anti) marked.
+   */
+  readonly emitMarked?: { readonly joinId: number; readonly anti: boolean };
 }
 
 export interface QueryPlan {
@@ -80,17 +85,17 @@ class Fragmenter {
   }
 
   /** Seals a pipeline as a stage; returns its id. */
-  finish(b: Builder, stageId = this.nextStage++): number {
+  finish(b: Builder, stageId = this.nextStage++, emitMarked?: { joinId: number; anti: boolean; types: SqlType[] }): number {
     pruneScanColumns(b);
     const fragment: FragmentSpec = {
       stageId,
       source: b.source,
       inputTypes: b.inputTypes,
       operators: b.ops,
-      outputTypes: b.types,
+      outputTypes: emitMarked ? emitMarked.types : b.types,
       partitioning: b.parallel ? 'source' : 'single',
     };
-    this.stages.push({ stageId, fragment, scan: b.scan, children: b.children, builds: b.builds });
+    this.stages.push({ stageId, fragment, scan: b.scan, children: b.children, builds: b.builds, ...(emitMarked ? { emitMarked: { joinId: emitMarked.joinId, anti: emitMarked.anti } } : {}) });
     return stageId;
   }
 
@@ -118,6 +123,31 @@ class Fragmenter {
         return b;
       }
       case 'join': {
+        if (node.markLeft && (node.joinType === 'semi' || node.joinType === 'anti')) {
+          // Hash the outer (left) rows, stream the right side through them marking matches, then
+          // let the marked (semi) or unmarked (anti) outer rows flow on from an exchange.
+          const outerTypes = node.left.fields.map((f) => f.type);
+          const outer = this.visit(node.left);
+          const buildStage = this.finish(outer);
+          const probe = this.visit(node.right);
+          const joinId = this.nextJoin++;
+          const lw = node.left.fields.length;
+          const rw = node.right.fields.length;
+          probe.builds.push({ joinId, stageId: buildStage, keys: node.leftKeys, trackMatches: true });
+          this.push(probe, {
+            op: 'hashJoin',
+            joinId,
+            joinType: 'mark',
+            probeKeys: node.rightKeys,
+            buildTypes: outerTypes,
+            // The residual reads left ++ right; the probe page is right ++ left.
+            filter: node.filter ? remapColumns(node.filter, (i) => (i < lw ? i + rw : i - lw)) : null,
+            nullAware: false,
+            singleMatch: false,
+          });
+          const marked = this.finish(probe, undefined, { joinId, anti: node.joinType === 'anti', types: outerTypes });
+          return this.exchange(marked, outerTypes);
+        }
         const probe = this.visit(node.left);
         const build = this.visit(node.right);
         const buildStage = this.finish(build);

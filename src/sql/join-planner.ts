@@ -61,7 +61,15 @@ function keyColumns(plan: PlanNode, keys: readonly Expr[]): { plan: PlanNode; in
   return { plan: { kind: 'project', input: plan, exprs, fields }, indices };
 }
 
-export function joinPlans(left: PlanNode, right: PlanNode, leftKeyExprs: readonly Expr[], rightKeyExprs: readonly Expr[], filter: Expr | null, joinType: 'inner' | 'left' | 'full' | 'semi' | 'anti', options: { nullAware?: boolean; singleMatch?: boolean } = {}): PlanNode {
+export function joinPlans(
+  left: PlanNode,
+  right: PlanNode,
+  leftKeyExprs: readonly Expr[],
+  rightKeyExprs: readonly Expr[],
+  filter: Expr | null,
+  joinType: 'inner' | 'left' | 'full' | 'semi' | 'anti',
+  options: { nullAware?: boolean; singleMatch?: boolean; markLeft?: boolean } = {},
+): PlanNode {
   const l = keyColumns(left, leftKeyExprs);
   const r = keyColumns(right, rightKeyExprs);
   // A residual filter indexes left fields ++ right fields; computed key columns shift the right side.
@@ -78,6 +86,7 @@ export function joinPlans(left: PlanNode, right: PlanNode, leftKeyExprs: readonl
     filter: residual,
     nullAware: options.nullAware ?? false,
     singleMatch: options.singleMatch ?? false,
+    markLeft: options.markLeft ?? false,
     fields,
   };
   // Drop computed key columns again so callers see left fields (++ right fields).
@@ -108,6 +117,14 @@ export function planJoinGroup(relations: readonly Relation[], predicates: readon
       const r = [...rels][0];
       filters[r].push(local(p, r));
     } else {
+      // An OR over relations implies, for each relation every branch restricts, the OR of those
+      // restrictions: `(n1 = 'A' AND n2 = 'B') OR (n1 = 'B' AND n2 = 'A')` filters n1 to A or B.
+      if (p.kind === 'or') {
+        for (const r of rels) {
+          const parts = p.args.map((branch) => andAll(conjuncts(branch).filter((c) => [...referencedColumns(c)].every((col) => relationOf(col) === r))));
+          if (parts.every((x) => x !== null)) filters[r].push(local({ kind: 'or', args: parts as Expr[], type: BOOLEAN }, r));
+        }
+      }
       if (p.kind === 'call' && p.name === '$eq') {
         const ra = new Set([...referencedColumns(p.args[0])].map(relationOf));
         const rb = new Set([...referencedColumns(p.args[1])].map(relationOf));

@@ -69,6 +69,12 @@ export type PlanNode =
       readonly nullAware: boolean;
       /** Fail when a probe row matches more than one build row (scalar subqueries). */
       readonly singleMatch: boolean;
+      /**
+       * Semi/anti joins only: hash the left (outer) side and stream the right side through it,
+       * marking matched outer rows; the outer rows are emitted once probing ends. Chosen when the
+       * right side is much larger.
+       */
+      readonly markLeft?: boolean;
       readonly fields: readonly Field[];
     };
 

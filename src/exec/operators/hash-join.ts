@@ -13,7 +13,7 @@ import { hashNumber, hashRow, readKeys, type JoinTable, type KeyReader } from '.
 import { emptyOperatorStats, nowNanos, recordInput, recordOutput, type OperatorStats } from '../metrics.js';
 import type { Operator, PageSink } from './operator.js';
 
-export type ProbeJoinType = 'inner' | 'left' | 'full' | 'semi' | 'anti';
+export type ProbeJoinType = 'inner' | 'left' | 'full' | 'semi' | 'anti' | 'mark';
 
 const buildStrings = new WeakMap<object, string[]>();
 
@@ -169,6 +169,9 @@ export class HashJoinOperator implements Operator {
       }
     }
     switch (this.joinType) {
+      case 'mark':
+        // Matches were recorded in the table's shared flags; the stage emits the build rows.
+        return null;
       case 'inner':
         return count === 0 ? null : this.combined(page, probeIdx, buildIdx, count);
       case 'left':
