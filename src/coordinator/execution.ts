@@ -39,6 +39,19 @@ export interface ExecutionContext {
 
 type Joins = Readonly<Record<number, JoinTable>>;
 
+/**
+ * A partial aggregation that barely reduces its input (high-cardinality keys) only costs: once a
+ * driver shows that, later drivers pass rows through as single-row states for the final step.
+ */
+function adaptPartialAggregation(fragment: FragmentSpec, result: DriverResult): FragmentSpec {
+  const index = fragment.operators.findIndex((o) => o.op === 'aggregate' && o.step === 'partial');
+  if (index < 0) return fragment;
+  const stats = result.stats[index + 1];
+  if (!stats || stats.inputPositions < 10_000 || stats.outputPositions < 0.5 * stats.inputPositions) return fragment;
+  const operators = fragment.operators.map((o, i) => (i === index && o.op === 'aggregate' ? { ...o, step: 'passthrough' as const } : o));
+  return { ...fragment, operators };
+}
+
 export class QueryExecution {
   readonly tasks: SqlTask[];
   private failure: EngineError | undefined;
@@ -226,6 +239,7 @@ export class QueryExecution {
     task.setState('RUNNING');
     const parallelism = Math.max(1, this.ctx.pool.threads);
     let next = 0;
+    let fragment = stage.fragment;
     const worker = async (): Promise<void> => {
       while (next < splits.length && !this.stopped) {
         while (task.outputBuffer.isFull(BUFFER_LIMIT_BYTES) && !this.stopped) {
@@ -239,8 +253,9 @@ export class QueryExecution {
         task.runningDrivers++;
         try {
           const inline = split.kind === 'pages' && split.rows <= INLINE_MAX_ROWS;
-          const result = await this.runDriver({ kind: 'driver', fragment: stage.fragment, split, joins }, inline);
+          const result = await this.runDriver({ kind: 'driver', fragment, split, joins }, inline);
           task.recordDriver(result);
+          fragment = adaptPartialAggregation(fragment, result);
           for (const page of result.pages) task.outputBuffer.enqueue(page);
           this.checkMemory();
         } finally {

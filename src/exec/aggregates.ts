@@ -454,3 +454,58 @@ export function filterMask(col: Column): Uint8Array {
 }
 
 export { isStringColumn };
+
+/** One intermediate state per raw row (the passthrough form of a partial aggregation). */
+export function rowStates(spec: AggregateSpec, args: readonly Column[], mask: Uint8Array | null, n: number): Column[] {
+  const arg = args[0];
+  const nulls = arg ? nullFlags(arg) : null;
+  const present = (i: number): boolean => (mask === null || mask[i] === 1) && (nulls === null || nulls[i] === 0);
+  const ones = (): Float64Array => {
+    const out = new Float64Array(n);
+    for (let i = 0; i < n; i++) out[i] = present(i) ? 1 : 0;
+    return out;
+  };
+  const absent = (): Uint8Array => {
+    const out = new Uint8Array(n);
+    for (let i = 0; i < n; i++) out[i] = present(i) ? 0 : 1;
+    return out;
+  };
+  switch (spec.name) {
+    case 'count':
+      return [columnFromNumbers(BIGINT, ones(), null, n)];
+    case 'count_star': {
+      const out = new Float64Array(n);
+      for (let i = 0; i < n; i++) out[i] = mask === null || mask[i] === 1 ? 1 : 0;
+      return [columnFromNumbers(BIGINT, out, null, n)];
+    }
+    case 'sum':
+    case 'bool_and':
+    case 'bool_or':
+      return [columnFromNumbers(spec.type, numericValues(arg), absent(), n)];
+    case 'avg': {
+      const v = numericValues(arg);
+      const sums = new Float64Array(n);
+      for (let i = 0; i < n; i++) sums[i] = present(i) ? v[i] : 0;
+      const sumType = spec.type.id === 'decimal' ? decimal(MAX_DECIMAL_PRECISION, spec.type.scale ?? 0) : DOUBLE;
+      return [columnFromNumbers(sumType, sums, null, n), columnFromNumbers(BIGINT, ones(), null, n)];
+    }
+    case 'min':
+    case 'max':
+    case 'arbitrary':
+      if (isStringColumn(arg)) {
+        const strings = stringValues(arg);
+        return [columnFromStrings(spec.type, strings.map((s, i) => (present(i) ? s : null)), n)];
+      }
+      return [columnFromNumbers(spec.type, numericValues(arg), absent(), n)];
+    case 'var_samp':
+    case 'var_pop':
+    case 'stddev_samp':
+    case 'stddev_pop': {
+      const v = numericValues(arg);
+      const scale = arg.type.id === 'decimal' ? 10 ** (arg.type.scale ?? 0) : 1;
+      const means = new Float64Array(n);
+      for (let i = 0; i < n; i++) means[i] = present(i) ? v[i] / scale : 0;
+      return [columnFromNumbers(BIGINT, ones(), null, n), columnFromNumbers(DOUBLE, means, null, n), columnFromNumbers(DOUBLE, new Float64Array(n), null, n)];
+    }
+  }
+}

@@ -66,6 +66,26 @@ export class GroupByHash {
     return out;
   }
 
+  /** Makes room for `rows` more groups without rehashing as they arrive. */
+  reserve(rows: number): void {
+    const want = (this.groupCount + rows) * 2;
+    if (this.slots.length >= want || this.direct !== null) return;
+    let size = this.slots.length;
+    while (size < want) size *= 2;
+    this.slots = new Int32Array(size);
+    this.rehashInto(this.slots);
+  }
+
+  private rehashInto(slots: Int32Array): void {
+    slots.fill(-1);
+    const mask = slots.length - 1;
+    for (let g = 0; g < this.groupCount; g++) {
+      let slot = this.hashes[g] & mask;
+      while (slots[slot] !== -1) slot = (slot + 1) & mask;
+      slots[slot] = g;
+    }
+  }
+
   /** Dictionary index → interned id, once per dictionary. */
   private translation(key: number, col: Column): Int32Array {
     if (col.kind !== 'dict') throw new Error('translation of a non-dictionary column');

@@ -24,7 +24,7 @@ export function operatorOutputTypes(spec: OperatorSpec, input: readonly SqlType[
       return spec.projections.map((e) => e.type);
     case 'aggregate': {
       const keys = spec.groupBy.map((i) => input[i]);
-      if (spec.step === 'partial') return [...keys, ...spec.aggregates.flatMap(intermediateTypes)];
+      if (spec.step === 'partial' || spec.step === 'passthrough') return [...keys, ...spec.aggregates.flatMap(intermediateTypes)];
       return [...keys, ...spec.aggregates.map((a) => a.type)];
     }
     case 'orderBy':

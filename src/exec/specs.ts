@@ -41,8 +41,11 @@ export type OperatorSpec =
   | { readonly op: 'filterProject'; readonly filter: Expr | null; readonly projections: readonly Expr[] }
   | {
       readonly op: 'aggregate';
-      /** partial: raw rows → states; final: states → results; single: raw rows → results. */
-      readonly step: 'partial' | 'final' | 'single';
+      /**
+       * partial: raw rows → states; final: states → results; single: raw rows → results;
+       * passthrough: raw rows → one state per row, no hashing (a partial step that would not reduce).
+       */
+      readonly step: 'partial' | 'final' | 'single' | 'passthrough';
       readonly groupBy: readonly number[];
       readonly aggregates: readonly AggregateSpec[];
     }

@@ -86,6 +86,24 @@ export function inputsOf(node: PlanNode): PlanNode[] {
   return 'input' in node ? [node.input] : [];
 }
 
+/** Rows of the underlying table(s) before filters: what an estimate's fraction is taken of. */
+function baseRows(node: PlanNode): number {
+  switch (node.kind) {
+    case 'scan':
+      return node.table.rowCount;
+    case 'values':
+      return node.rows.length;
+    case 'join':
+      return baseRows(node.left);
+    case 'union':
+      return node.inputs.reduce((n, i) => n + baseRows(i), 0);
+    case 'aggregate':
+      return estimateRows(node);
+    default:
+      return baseRows(node.input);
+  }
+}
+
 /** Rough output cardinality, for join ordering and build-side choice. */
 export function estimateRows(node: PlanNode): number {
   switch (node.kind) {
@@ -103,9 +121,12 @@ export function estimateRows(node: PlanNode): number {
       return node.inputs.reduce((n, i) => n + estimateRows(i), 0);
     case 'join': {
       const l = estimateRows(node.left);
-      if (node.joinType === 'semi' || node.joinType === 'anti') return l * 0.5;
+      if (node.joinType === 'semi' || node.joinType === 'anti') return Math.max(1, l * 0.5);
       if (node.leftKeys.length === 0) return l * estimateRows(node.right);
-      return Math.max(l, node.joinType === 'inner' ? l : l);
+      // Joins are mostly foreign key → primary key: each probe row survives with the chance that
+      // its partner survived the build side's filters.
+      const surviving = Math.min(1, estimateRows(node.right) / Math.max(1, baseRows(node.right)));
+      return Math.max(1, node.joinType === 'inner' ? l * surviving : l);
     }
     default:
       return estimateRows(node.input);

@@ -3,7 +3,7 @@
 
 import type { Column, Page } from '../../data/page.js';
 import type { SqlType } from '../../data/types.js';
-import { createAccumulator, filterMask, intermediateTypes, type Accumulator } from '../aggregates.js';
+import { createAccumulator, filterMask, intermediateTypes, rowStates, type Accumulator } from '../aggregates.js';
 import { columnFromNumbers, columnFromStrings } from '../build-columns.js';
 import { GroupByHash } from '../group-by-hash.js';
 import { emptyOperatorStats, nowNanos, recordInput, recordOutput, type OperatorStats } from '../metrics.js';
@@ -18,7 +18,7 @@ export class HashAggregateOperator implements Operator {
 
   constructor(
     operatorId: number,
-    private readonly step: 'partial' | 'final' | 'single',
+    private readonly step: 'partial' | 'final' | 'single' | 'passthrough',
     private readonly groupBy: readonly number[],
     private readonly aggregates: readonly AggregateSpec[],
     private readonly inputTypes: readonly SqlType[],
@@ -42,6 +42,20 @@ export class HashAggregateOperator implements Operator {
     const start = nowNanos();
     recordInput(this.stats, page);
     const n = page.length;
+    if (this.step === 'passthrough') {
+      // Each row becomes its own partial state; the final step does all the grouping.
+      const columns: Column[] = this.groupBy.map((i) => page.columns[i]);
+      for (const a of this.aggregates) {
+        const mask = a.filter === null ? null : filterMask(page.columns[a.filter]);
+        columns.push(...rowStates(a, a.args.map((i) => page.columns[i]), mask, n));
+      }
+      const out: Page = { length: n, columns };
+      this.stats.addInputNanos += nowNanos() - start;
+      recordOutput(this.stats, out);
+      this.next(out);
+      return;
+    }
+    this.hash.reserve(n);
     const groups = this.hash.groupIds(this.groupBy.map((i) => page.columns[i]), n);
     this.aggregates.forEach((a, k) => {
       const acc = this.accumulators[k];
@@ -61,6 +75,7 @@ export class HashAggregateOperator implements Operator {
   finish(): void {
     const start = nowNanos();
     this.stats.finishCalls++;
+    if (this.step === 'passthrough') return;
     // A global aggregation has exactly one group, even over no rows.
     if (this.groupBy.length === 0 && this.hash.groupCount === 0) this.hash.groupIds([], 0);
     const groupCount = this.hash.groupCount;
