@@ -5,7 +5,7 @@
 
 import type { SqlType } from '../../data/types.js';
 import type { Expr } from '../../sql/ir.js';
-import { likeMatcher } from './runtime.js';
+import { byteLikeMatcher, likeMatcher } from './runtime.js';
 
 /** What the kernel knows about an input column: its layout and whether it can hold NULLs. */
 export interface ColumnShape {
@@ -424,6 +424,18 @@ export class KernelBuilder {
 
   private emitLike(arg: Expr, pattern: Expr, escape: Expr | null, negated: boolean, out: string[]): Emitted {
     const not = negated ? '!' : '';
+    // A plain UTF-8 column against a simple constant pattern: match the bytes, never decode.
+    if (arg.kind === 'column' && this.shapes[arg.index]?.kind === 'varchar' && !escape && pattern.kind === 'literal' && typeof pattern.value === 'string') {
+      const bytes = byteLikeMatcher(pattern.value);
+      if (bytes) {
+        this.emitColumn(arg.index); // declares the column in the prologue
+        const m = this.constant(bytes);
+        const c = `c${arg.index}`;
+        const shape = this.shapes[arg.index];
+        const n = shape.nullable ? `(m${arg.index} !== null && ((m${arg.index}[i >> 3] >> (i & 7)) & 1) === 0)` : 'false';
+        return { v: `(${not}${m}(${c}.data, ${c}.offsets[i], ${c}.offsets[i + 1]))`, n };
+      }
+    }
     if (pattern.kind === 'literal' && typeof pattern.value === 'string' && (!escape || (escape.kind === 'literal' && typeof escape.value === 'string'))) {
       const esc = escape && escape.kind === 'literal' ? (escape.value as string) : null;
       const matcher = this.constant(likeMatcher(pattern.value, esc));

@@ -81,6 +81,43 @@ export function likeMatcher(pattern: string, escape: string | null): (s: string)
   return (s) => re.test(s);
 }
 
+/**
+ * A constant LIKE pattern without `_` or an escape, matched on UTF-8 bytes directly (no decoding):
+ * `%` splits the pattern into parts that must occur in order, anchored at both ends.
+ */
+export function byteLikeMatcher(pattern: string): ((data: Uint8Array, start: number, end: number) => boolean) | null {
+  if (pattern.includes('_')) return null;
+  const parts = pattern.split('%').map((p) => new TextEncoder().encode(p));
+  const at = (data: Uint8Array, pos: number, part: Uint8Array): boolean => {
+    for (let k = 0; k < part.length; k++) if (data[pos + k] !== part[k]) return false;
+    return true;
+  };
+  const first = parts[0];
+  const last = parts[parts.length - 1];
+  if (parts.length === 1) return (data, start, end) => end - start === first.length && at(data, start, first);
+  return (data, start, end) => {
+    if (end - start < first.length + last.length) return false;
+    if (!at(data, start, first) || !at(data, end - last.length, last)) return false;
+    let pos = start + first.length;
+    const limit = end - last.length;
+    for (let p = 1; p < parts.length - 1; p++) {
+      const part = parts[p];
+      if (part.length === 0) continue;
+      const b0 = part[0];
+      let found = -1;
+      for (let i = pos; i + part.length <= limit; i++) {
+        if (data[i] === b0 && at(data, i, part)) {
+          found = i;
+          break;
+        }
+      }
+      if (found < 0) return false;
+      pos = found + part.length;
+    }
+    return true;
+  };
+}
+
 const likeCache = new Map<string, (s: string) => boolean>();
 
 function like(s: string, pattern: string, escape: string | null): boolean {

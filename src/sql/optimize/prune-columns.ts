@@ -50,7 +50,12 @@ function prune(node: PlanNode, required: ReadonlySet<number>): Pruned {
       return { plan: node, map: identityMap(node.fields.length) };
     case 'filter': {
       const child = prune(node.input, refs([node.predicate], new Set(required)));
-      return { plan: { kind: 'filter', input: child.plan, predicate: remap(node.predicate, child.map), fields: child.plan.fields }, map: child.map };
+      const filtered: PlanNode = { kind: 'filter', input: child.plan, predicate: remap(node.predicate, child.map), fields: child.plan.fields };
+      // Columns only the predicate reads stop here (e.g. a comment tested by LIKE).
+      const keep = [...required].filter((i) => child.map.has(i)).sort((a, b) => a - b);
+      if (keep.length === child.plan.fields.length) return { plan: filtered, map: child.map };
+      const exprs = keep.map((i) => ({ kind: 'column', index: child.map.get(i) as number, type: node.fields[i].type }) as Expr);
+      return { plan: { kind: 'project', input: filtered, exprs, fields: keep.map((i) => node.fields[i]) }, map: positions(keep) };
     }
     case 'project': {
       const keep = node.exprs.map((_, i) => i).filter((i) => required.has(i));
