@@ -75,7 +75,7 @@ export class QueryManager implements QueryDriver {
 
   create(sql: string, session: Session, baseUrl: string): Query {
     const id = this.nextId();
-    const query = new Query(id, randomBytes(8).toString('hex'), sql, session, baseUrl, this);
+    const query = new Query(id, `${this.coordinatorId}${this.counter.toString(36)}`, sql, session, baseUrl, this);
     this.queries.set(id, query);
     query.start();
     return query;

@@ -1,7 +1,7 @@
 // A task: one stage's work on this node. It owns its output buffer and the merged statistics of
 // every driver it ran; TaskInfo (GET /v1/task/{id}) is rendered from it.
 
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { OutputBuffer } from '../exchange/output-buffer.js';
 import { mergeOperatorStats, type OperatorStats } from '../exec/metrics.js';
 import type { DriverResult } from '../exec/pipeline.js';
@@ -12,8 +12,12 @@ export type TaskState = 'PLANNED' | 'RUNNING' | 'FLUSHING' | 'FINISHED' | 'CANCE
 
 export const TERMINAL_TASK_STATES: ReadonlySet<TaskState> = new Set(['FINISHED', 'CANCELED', 'ABORTED', 'FAILED']);
 
+/** Task instance ids: a per-process random prefix and a counter (unique, and cheap per task). */
+const INSTANCE_PREFIX = randomBytes(8).toString('hex');
+let instanceCounter = 0;
+
 export class SqlTask {
-  readonly taskInstanceId = randomUUID();
+  readonly taskInstanceId = `${INSTANCE_PREFIX}-${(instanceCounter++).toString(16).padStart(8, '0')}`;
   readonly outputBuffer = new OutputBuffer('0');
   readonly createTime = Date.now();
   state: TaskState = 'PLANNED';

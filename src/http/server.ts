@@ -130,12 +130,22 @@ export async function listen(router: Router, options: ListenOptions = {}): Promi
 
     inFlight++;
     recorder.recordRequest();
-    const controller = new AbortController();
+    // Only long polls look at the signal: create its controller on first use.
+    let controller: AbortController | undefined;
+    let abortedEarly = false;
+    const signal = (): AbortSignal => {
+      if (!controller) {
+        controller = new AbortController();
+        if (abortedEarly) controller.abort(new Error('client disconnected'));
+      }
+      return controller.signal;
+    };
     let done = false; // a reply was written, or the client went away
     res.onAborted(() => {
       if (done) return;
       done = true;
-      controller.abort(new Error('client disconnected'));
+      if (controller) controller.abort(new Error('client disconnected'));
+      else abortedEarly = true;
       finishOne();
     });
 
@@ -174,7 +184,9 @@ export async function listen(router: Router, options: ListenOptions = {}): Promi
         body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received),
         remoteAddress,
         baseUrl: baseUrlFrom(headers.host, fallbackBaseUrl),
-        signal: controller.signal,
+        get signal() {
+          return signal();
+        },
       };
       void run(request).then(({ r, error }) => reply(r, error));
     });
