@@ -11,6 +11,7 @@ export const USAGE = `usage: npm run bench -- [options]
   --skip-native       do not build or run native-bench
   --skip-load         skip the statement-protocol throughput section
   --skip-micro        skip the tinybench kernel micro benchmarks
+  --skip-identity     skip the identity API throughput section
   --load              only the protocol load scenarios (autocannon): SELECT 1 and a tpch query
   --load-schema <s>   tpch schema of the load scenario's query (default tiny)
   --connections <n>   concurrent clients of the load scenarios (default 32)
@@ -28,6 +29,7 @@ export interface BenchOptions {
   readonly skipNative: boolean;
   readonly skipLoad: boolean;
   readonly skipMicro: boolean;
+  readonly skipIdentity: boolean;
   readonly loadOnly: boolean;
   readonly loadSchema: string;
   readonly connections: number;
@@ -57,6 +59,7 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
     skipNative: false,
     skipLoad: false,
     skipMicro: false,
+    skipIdentity: false,
     loadOnly: false,
     loadSchema: 'tiny',
     connections: 32,
@@ -108,6 +111,9 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
         break;
       case '--skip-load':
         o.skipLoad = true;
+        break;
+      case '--skip-identity':
+        o.skipIdentity = true;
         break;
       case '--skip-micro':
         o.skipMicro = true;

@@ -41,6 +41,8 @@ export interface BenchResults {
   readonly nativeError?: string;
   readonly load?: ProtocolResults;
   readonly micro?: readonly MicroResult[];
+  /** Identity API throughput: durable user creations/s, user reads/s, token grants/s. */
+  readonly identity?: Readonly<Record<string, number>>;
 }
 
 export function median(xs: readonly number[]): number {

@@ -1,3 +1,5 @@
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 // npm run bench: TPC-H end to end through the real server beside DuckDB on the same data, the
 // native C limit for Q1/Q6, data-generation speed, statement-protocol throughput and kernel micro
 // benchmarks. `npm run bench -- --help` lists the flags; results go to bench/results/.
@@ -243,8 +245,16 @@ async function main(): Promise<void> {
       progress.advance();
     }
 
+    // 7. Identity throughput (durable user creations, reads, token grants) in its own process.
+    let identity: Record<string, number> | undefined;
+    if (!o.skipIdentity) {
+      progress.task('identity: creations, reads, token grants');
+      identity = identityThroughput(o.durationSeconds);
+      progress.advance();
+    }
+
     const ratios = tpch.flatMap((q) => (q.ratio === undefined ? [] : [q.ratio]));
-    results = { startedAt: startedAt.toISOString(), machine: machine(), options: o, datagen, duckdb, tpch, geomeanRatio: geomean(ratios), peakRss: peak, native, nativeError, load, micro };
+    results = { startedAt: startedAt.toISOString(), machine: machine(), options: o, datagen, duckdb, tpch, geomeanRatio: geomean(ratios), peakRss: peak, native, nativeError, load, micro, identity };
   } finally {
     progress.stop();
     if (!o.keepData) rmSync(dataDir, { recursive: true, force: true });
@@ -259,10 +269,25 @@ async function main(): Promise<void> {
     datagenTable(results),
     loadTable(results),
     microTable(results),
+    results.identity ? `identity API through the real HTTP server on loopback (autocannon, 128 connections, ${o.durationSeconds} s each):\n${Object.entries(results.identity).map(([k, v]) => `  ${k}: ${v}`).join('\n')}` : '',
   ].filter((s) => s !== '');
   process.stdout.write(sections.join('\n\n') + '\n');
   const files = writeResults(resultsDir, `tpch-sf${o.sf}-${stamp(startedAt)}`, results, ratioChart(results));
   process.stdout.write(`\nwrote ${files.join(', ')}\n`);
+}
+
+/** Runs dist/identity/bench.js (a separate process: its own server, store and load generator). */
+function identityThroughput(seconds: number): Record<string, number> | undefined {
+  const script = fileURLToPath(new URL('../identity/bench.js', import.meta.url));
+  const out = spawnSync(process.execPath, [script], { env: { ...process.env, BENCH_SECONDS: String(seconds) }, encoding: 'utf8', timeout: 10 * 60_000 });
+  const text = out.stdout ?? '';
+  const json = text.slice(text.indexOf('{'), text.lastIndexOf('}') + 1);
+  try {
+    return JSON.parse(json) as Record<string, number>;
+  } catch {
+    process.stderr.write(`identity bench failed: ${out.stderr ?? ''}\n`);
+    return undefined;
+  }
 }
 
 main().then(
