@@ -28,7 +28,7 @@ import {
 } from './bind.js';
 import type { FrameBound, WindowFunctionSpec } from '../exec/specs.js';
 import { DOUBLE } from '../data/types.js';
-import { andAll, children, exprKey, hasOuterRef, mapChildren, remapColumns, type Expr } from './ir.js';
+import { andAll, children, exprKey, hasOuterRef, mapChildren, referencedColumns, remapColumns, type Expr } from './ir.js';
 import { joinPlans, planJoinGroup, type Relation } from './join-planner.js';
 import { evaluateConstant } from '../exec/compile/constant.js';
 import { optimize } from './optimize/index.js';
@@ -317,7 +317,18 @@ function asSemiJoin(node: AstNode): SemiJoinAst | undefined {
 }
 
 /** Applies an IN/EXISTS conjunct to the plan of the enclosing query as a semi or anti join. */
-function applySemiJoin(plan: PlanNode, sj: SemiJoinAst, scope: Scope, ctx: AnalysisContext, bc: BindContext): PlanNode {
+/** An IN/EXISTS conjunct analyzed: keys and residual over the enclosing query's logical fields. */
+interface PreparedSemiJoin {
+  readonly sub: PlanNode;
+  readonly leftKeys: Expr[];
+  readonly rightKeys: Expr[];
+  /** Over (enclosing logical fields ++ subquery fields). */
+  readonly residual: Expr | null;
+  readonly anti: boolean;
+  readonly nullAware: boolean;
+}
+
+function prepareSemiJoin(sj: SemiJoinAst, scope: Scope, ctx: AnalysisContext, bc: BindContext): PreparedSemiJoin {
   const mode: Mode = sj.kind === 'in' ? 'in' : 'exists';
   const sub = analyzeSelect(sj.subquery, ctx, scope, mode);
   const corr = sub.correlation ?? { outerKeys: [], residual: null };
@@ -334,11 +345,29 @@ function applySemiJoin(plan: PlanNode, sj: SemiJoinAst, scope: Scope, ctx: Analy
     leftKeys.unshift(coerce(value, t));
     rightKeys.unshift(coerce(col(0, inner.type), t));
   }
-  const nullAware = sj.kind === 'in' && sj.negated;
+  return { sub: sub.plan, leftKeys, rightKeys, residual: corr.residual, anti: sj.negated, nullAware: sj.kind === 'in' && sj.negated };
+}
+
+/** The enclosing fields a prepared semi join reads (its keys and the outer part of its residual). */
+function semiJoinOuterColumns(p: PreparedSemiJoin, outerWidth: number): Set<number> {
+  const cols = new Set<number>();
+  for (const k of p.leftKeys) referencedColumns(k, cols);
+  if (p.residual) for (const c of referencedColumns(p.residual)) if (c < outerWidth) cols.add(c);
+  return cols;
+}
+
+/**
+ * Attaches a semi/anti join to `target`, whose fields are the enclosing logical fields mapped by
+ * `map` (the whole group, or the one relation the join reads when pushed down to it).
+ */
+function attachSemiJoin(target: PlanNode, p: PreparedSemiJoin, map: (i: number) => number, outerWidth: number): PlanNode {
+  const leftKeys = p.leftKeys.map((k) => remapColumns(k, map));
+  const width = target.fields.length;
+  const residual = p.residual ? remapColumns(p.residual, (i) => (i < outerWidth ? map(i) : width + (i - outerWidth))) : null;
   // A subquery side much larger than the outer one: hash the outer rows and stream the subquery
   // through them, marking matches (NOT IN keeps the plain form for its NULL rules).
-  const markLeft = !nullAware && estimateRows(sub.plan) > 2 * estimateRows(plan);
-  return joinPlans(plan, sub.plan, leftKeys, rightKeys, corr.residual, sj.negated ? 'anti' : 'semi', { nullAware, markLeft });
+  const markLeft = !p.nullAware && estimateRows(p.sub) > 2 * estimateRows(target);
+  return joinPlans(target, p.sub, leftKeys, p.rightKeys, residual, p.anti ? 'anti' : 'semi', { nullAware: p.nullAware, markLeft });
 }
 
 interface PendingScalar {
@@ -624,13 +653,30 @@ function analyzeSelect(ast: AstNode, outerCtx: AnalysisContext, outer: Scope | u
     throw new EngineError('NOT_SUPPORTED', 'Correlated subqueries with conditions other than equality are supported only in EXISTS', loc(ast.where));
   }
 
+  // IN/EXISTS conjuncts that read a single relation of the group are applied to that relation
+  // before the join order is chosen: a selective subquery then shrinks the relation early.
+  const prepared = semiJoins.map((sj) => prepareSemiJoin(sj, scope, ctx, whereBc));
+  const relations = [...from.relations];
+  const later: PreparedSemiJoin[] = [];
+  for (const p of prepared) {
+    const cols = semiJoinOuterColumns(p, sourceWidth);
+    const owners = new Set([...cols].map((c) => relations.findIndex((r) => c >= r.offset && c < r.offset + r.width)));
+    const owner = owners.size === 1 ? relations[[...owners][0]] : undefined;
+    // Only a semi join against a small subquery is likely to shrink its relation; an anti join or a
+    // large subquery is better applied after the other joins have filtered the rows.
+    if (relations.length > 1 && owner && !p.anti && estimateRows(p.sub) <= 0.5 * estimateRows(owner.plan)) {
+      const r = owner;
+      const plan = attachSemiJoin(r.plan, p, (i) => i - r.offset, sourceWidth);
+      relations[[...owners][0]] = { ...r, plan };
+    } else later.push(p);
+  }
   let plan: PlanNode;
-  if (from.relations.length === 0) {
+  if (relations.length === 0) {
     plan = { kind: 'values', rows: [[]], fields: [] };
     const where = andAll(local);
     if (where) plan = { kind: 'filter', input: plan, predicate: where, fields: [] };
-  } else plan = planJoinGroup(from.relations, [...from.conditions, ...local]);
-  for (const sj of semiJoins) plan = applySemiJoin(plan, sj, scope, ctx, whereBc);
+  } else plan = planJoinGroup(relations, [...from.conditions, ...local]);
+  for (const p of later) plan = attachSemiJoin(plan, p, (i) => i, sourceWidth);
 
   if (mode === 'exists') {
     // EXISTS needs only the rows: keep the fields for residual conditions, add the keys.

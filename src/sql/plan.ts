@@ -121,7 +121,8 @@ export function estimateRows(node: PlanNode): number {
       return node.inputs.reduce((n, i) => n + estimateRows(i), 0);
     case 'join': {
       const l = estimateRows(node.left);
-      if (node.joinType === 'semi' || node.joinType === 'anti') return Math.max(1, l * 0.5);
+      if (node.joinType === 'semi') return Math.max(1, Math.min(l * 0.5, estimateRows(node.right) * 4));
+      if (node.joinType === 'anti') return Math.max(1, l * 0.5);
       if (node.leftKeys.length === 0) return l * estimateRows(node.right);
       // Joins are mostly foreign key → primary key: each probe row survives with the chance that
       // its partner survived the build side's filters.
