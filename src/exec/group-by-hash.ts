@@ -2,7 +2,9 @@
 // Keys are numbers (strings are interned to numbers first; dictionary columns are interned once per
 // dictionary), with a NULL flag per key, so one table serves every key type.
 
-import type { Column } from '../data/page.js';
+import { VarcharBuilder, type Column } from '../data/page.js';
+import type { SqlType } from '../data/types.js';
+import { columnFromNumbers, columnFromStrings } from './build-columns.js';
 import { nullFlags, numericValues, stringValues } from './column-readers.js';
 import { hashNumber } from './join-table.js';
 
@@ -64,6 +66,143 @@ export class GroupByHash {
       for (let i = 0; i < n; i++) out[i] = this.intern(key, strings[i]);
     }
     return out;
+  }
+
+  // ---- The leading-key path: hash one numeric key, verify the others against per-group witnesses.
+  /** Decided on the first page: undefined = not yet, -1 = not used, else the leading key's position. */
+  private lead: number | undefined;
+  /** Raw UTF-8 witness bytes of varchar keys, and each group's (start, length) per varchar key. */
+  private arena = new Uint8Array(1 << 16);
+  private arenaLength = 0;
+  private varLengths: (Int32Array | null)[] = [];
+  /** How each key's per-group witness is kept: a number, an interned dictionary id, or raw bytes. */
+  private witness: ('num' | 'dict' | 'bytes')[] = [];
+
+  private chooseLead(keys: readonly Column[]): number {
+    if (keys.length < 2) return -1;
+    if (keys.some((c) => c.kind === 'fixed' && c.type.id === 'boolean')) return -1;
+    return keys.findIndex((c) => c.kind === 'fixed');
+  }
+
+  private leadIds(keys: readonly Column[], n: number, ids: Int32Array): void {
+    const k = keys.length;
+    const lead = this.lead as number;
+    const leadValues = numericValues(keys[lead]);
+    const nulls = keys.map((c) => nullFlags(c));
+    const nums = keys.map((c) => (c.kind === 'fixed' ? numericValues(c) : null));
+    const dictIds: (Int32Array | null)[] = [];
+    if (this.witness.length === 0) {
+      this.witness = keys.map((c) => (c.kind === 'fixed' ? 'num' : 'bytes'));
+      this.varLengths = keys.map((c) => (c.kind === 'fixed' ? null : new Int32Array(64)));
+    }
+    const mask = () => this.slots.length - 1;
+    for (let r = 0; r < n; r++) {
+      const leadNull = nulls[lead] !== null && (nulls[lead] as Uint8Array)[r] === 1;
+      const h = leadNull ? 0x5bd1e995 : hashNumber(leadValues[r]);
+      let slot = h & mask();
+      let found = -1;
+      for (;;) {
+        const g = this.slots[slot];
+        if (g === -1) break;
+        if (this.hashes[g] === h && this.sameKeys(keys, nulls, nums, dictIds, r, g)) {
+          found = g;
+          break;
+        }
+        slot = (slot + 1) & mask();
+      }
+      if (found < 0) found = this.insertWitness(keys, nulls, nums, dictIds, r, h, slot);
+      ids[r] = found;
+    }
+    void k;
+  }
+
+  /** The UTF-8 bytes of row r of a string column (plain or dictionary-encoded). */
+  private static rowBytes(col: Column, r: number): { data: Uint8Array; start: number; end: number } {
+    if (col.kind === 'dict') {
+      const d = col.dictionary;
+      const i = col.indices[r];
+      return { data: d.data, start: d.offsets[i], end: d.offsets[i + 1] };
+    }
+    if (col.kind === 'varchar') return { data: col.data, start: col.offsets[r], end: col.offsets[r + 1] };
+    throw new Error('a string key column must be utf8 or dictionary encoded');
+  }
+
+  private sameKeys(keys: readonly Column[], nulls: readonly (Uint8Array | null)[], nums: readonly (Float64Array | null)[], _dictIds: readonly (Int32Array | null)[], r: number, g: number): boolean {
+    for (let c = 0; c < keys.length; c++) {
+      const isNull = nulls[c] !== null && (nulls[c] as Uint8Array)[r] === 1;
+      if (isNull !== (this.keyNulls[c][g] === 1)) return false;
+      if (isNull) continue;
+      if (this.witness[c] === 'num') {
+        if ((nums[c] as Float64Array)[r] !== this.keyValues[c][g]) return false;
+        continue;
+      }
+      const { data, start, end } = GroupByHash.rowBytes(keys[c], r);
+      const len = end - start;
+      if (len !== (this.varLengths[c] as Int32Array)[g]) return false;
+      const at = this.keyValues[c][g];
+      for (let b = 0; b < len; b++) if (data[start + b] !== this.arena[at + b]) return false;
+    }
+    return true;
+  }
+
+  private insertWitness(keys: readonly Column[], nulls: readonly (Uint8Array | null)[], nums: readonly (Float64Array | null)[], dictIds: readonly (Int32Array | null)[], r: number, h: number, slot: number): number {
+    const g = this.groupCount++;
+    this.ensureCapacity(this.groupCount);
+    this.hashes[g] = h;
+    for (let c = 0; c < keys.length; c++) {
+      const isNull = nulls[c] !== null && (nulls[c] as Uint8Array)[r] === 1;
+      this.keyNulls[c][g] = isNull ? 1 : 0;
+      if (isNull) continue;
+      if (this.witness[c] === 'num') {
+        this.keyValues[c][g] = (nums[c] as Float64Array)[r];
+        continue;
+      }
+      const { data, start, end } = GroupByHash.rowBytes(keys[c], r);
+      const len = end - start;
+      if (this.arenaLength + len > this.arena.length) {
+        let size = this.arena.length * 2;
+        while (size < this.arenaLength + len) size *= 2;
+        const next = new Uint8Array(size);
+        next.set(this.arena.subarray(0, this.arenaLength));
+        this.arena = next;
+      }
+      for (let b = 0; b < len; b++) this.arena[this.arenaLength + b] = data[start + b];
+      this.keyValues[c][g] = this.arenaLength;
+      let lengths = this.varLengths[c] as Int32Array;
+      if (g >= lengths.length) {
+        const grown = new Int32Array(Math.max(g + 1, lengths.length * 2));
+        grown.set(lengths);
+        lengths = grown;
+        this.varLengths[c] = grown;
+      }
+      lengths[g] = len;
+      this.arenaLength += len;
+    }
+    this.slots[slot] = g;
+    if (this.groupCount * 2 > this.slots.length) this.rehash();
+    return g;
+  }
+
+  /** The grouped values of key `k` as an output column, one row per group. */
+  keyColumn(k: number, type: SqlType, n: number): Column {
+    const values = this.keyValues[k];
+    const nulls = this.keyNulls[k];
+    const lengths = this.varLengths[k];
+    if (lengths) {
+      const b = new VarcharBuilder(type, n, this.arenaLength);
+      for (let g = 0; g < n; g++) {
+        if (nulls[g]) b.appendNull();
+        else b.appendBytes(this.arena, values[g], values[g] + lengths[g]);
+      }
+      return b.finish();
+    }
+    const strings = this.strings[k];
+    if (strings) {
+      const out: (string | null)[] = new Array(n);
+      for (let g = 0; g < n; g++) out[g] = nulls[g] ? null : strings[values[g]];
+      return columnFromStrings(type, out, n);
+    }
+    return columnFromNumbers(type, values, nulls, n);
   }
 
   /** Makes room for `rows` more groups without rehashing as they arrive. */
@@ -165,6 +304,12 @@ export class GroupByHash {
     const k = keys.length;
     if (k === 0) {
       if (this.groupCount === 0) this.groupCount = 1;
+      return ids;
+    }
+    // The path is chosen on the first page and kept: each stores its group keys its own way.
+    if (this.lead === undefined) this.lead = this.groupCount === 0 && !keys.every((c) => c.kind === 'dict') ? this.chooseLead(keys) : -1;
+    if (this.lead >= 0) {
+      this.leadIds(keys, n, ids);
       return ids;
     }
     if (this.directIds(keys, n, ids)) return ids;

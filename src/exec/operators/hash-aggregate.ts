@@ -4,7 +4,6 @@
 import type { Column, Page } from '../../data/page.js';
 import type { SqlType } from '../../data/types.js';
 import { createAccumulator, filterMask, intermediateTypes, rowStates, type Accumulator } from '../aggregates.js';
-import { columnFromNumbers, columnFromStrings } from '../build-columns.js';
 import { GroupByHash } from '../group-by-hash.js';
 import { emptyOperatorStats, nowNanos, recordInput, recordOutput, type OperatorStats } from '../metrics.js';
 import type { AggregateSpec } from '../specs.js';
@@ -93,15 +92,7 @@ export class HashAggregateOperator implements Operator {
   }
 
   private keyColumn(k: number, type: SqlType, n: number): Column {
-    const strings = this.hash.strings[k];
-    const values = this.hash.keyValues[k];
-    const nulls = this.hash.keyNulls[k];
-    if (strings) {
-      const out: (string | null)[] = new Array(n);
-      for (let g = 0; g < n; g++) out[g] = nulls[g] ? null : strings[values[g]];
-      return columnFromStrings(type, out, n);
-    }
-    return columnFromNumbers(type, values, nulls, n);
+    return this.hash.keyColumn(k, type, n);
   }
 
   isDone(): boolean {
