@@ -173,6 +173,24 @@ function exchangeInfo(task: SqlTask, query: Query | undefined, baseUrl: string):
   };
 }
 
+/** The time, input and output counters a task and its pipeline report alike. */
+function sharedStats(task: SqlTask, processedBytes: number, processedRows: number, output: OperatorStats | undefined): Record<string, unknown> {
+  return {
+    totalScheduledTime: nanosDuration(task.scheduledNanos),
+    totalCpuTime: nanosDuration(task.cpuNanos),
+    totalBlockedTime: nanosDuration(task.blockedNanos),
+    fullyBlocked: false,
+    blockedReasons: [],
+    rawInputDataSize: formatDataSize(task.rawInputBytes),
+    rawInputPositions: task.rawInputRows,
+    processedInputDataSize: formatDataSize(processedBytes),
+    processedInputPositions: processedRows,
+    outputDataSize: formatDataSize(output?.outputBytes ?? 0),
+    outputPositions: output?.outputPositions ?? 0,
+    physicalWrittenDataSize: '0B',
+  };
+}
+
 export function taskStats(task: SqlTask, query?: Query, baseUrl = ''): Record<string, unknown> {
   const now = task.endTime ?? Date.now();
   const source = task.operatorStats[0];
@@ -199,18 +217,7 @@ export function taskStats(task: SqlTask, query?: Query, baseUrl = ''): Record<st
     revocableMemoryReservation: '0B',
     queuedTime: distribution([]),
     elapsedTime: distribution(task.driverMillis),
-    totalScheduledTime: nanosDuration(task.scheduledNanos),
-    totalCpuTime: nanosDuration(task.cpuNanos),
-    totalBlockedTime: nanosDuration(task.blockedNanos),
-    fullyBlocked: false,
-    blockedReasons: [],
-    rawInputDataSize: formatDataSize(task.rawInputBytes),
-    rawInputPositions: task.rawInputRows,
-    processedInputDataSize: formatDataSize(processedBytes),
-    processedInputPositions: processedRows,
-    outputDataSize: formatDataSize(output?.outputBytes ?? 0),
-    outputPositions: output?.outputPositions ?? 0,
-    physicalWrittenDataSize: '0B',
+    ...sharedStats(task, processedBytes, processedRows, output),
     operatorSummaries,
     drivers: [],
   };
@@ -229,18 +236,7 @@ export function taskStats(task: SqlTask, query?: Query, baseUrl = ''): Record<st
     userMemoryReservation: formatDataSize(task.memoryReservation()),
     memoryReservation: formatDataSize(task.memoryReservation()),
     peakUserMemoryReservation: formatDataSize(task.peakMemoryBytes),
-    totalScheduledTime: nanosDuration(task.scheduledNanos),
-    totalCpuTime: nanosDuration(task.cpuNanos),
-    totalBlockedTime: nanosDuration(task.blockedNanos),
-    fullyBlocked: false,
-    blockedReasons: [],
-    rawInputDataSize: formatDataSize(task.rawInputBytes),
-    rawInputPositions: task.rawInputRows,
-    processedInputDataSize: formatDataSize(processedBytes),
-    processedInputPositions: processedRows,
-    outputDataSize: formatDataSize(output?.outputBytes ?? 0),
-    outputPositions: output?.outputPositions ?? 0,
-    physicalWrittenDataSize: '0B',
+    ...sharedStats(task, processedBytes, processedRows, output),
     pipelines: task.operatorStats.length > 0 || task.totalDrivers > 0 ? [pipeline] : [],
   };
 }

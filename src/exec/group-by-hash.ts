@@ -52,13 +52,7 @@ export class GroupByHash {
     const n = col.length;
     const out = new Float64Array(n);
     if (col.kind === 'dict') {
-      let tr = this.dictTranslation[key].get(col.dictionary);
-      if (!tr) {
-        const strings = stringValues({ ...col.dictionary, length: col.dictionary.length });
-        tr = new Int32Array(strings.length);
-        for (let d = 0; d < strings.length; d++) tr[d] = this.intern(key, strings[d]);
-        this.dictTranslation[key].set(col.dictionary, tr);
-      }
+      const tr = this.translation(key, col);
       const idx = col.indices;
       for (let i = 0; i < n; i++) out[i] = tr[idx[i]];
     } else {
@@ -96,9 +90,15 @@ export class GroupByHash {
       this.varLengths = keys.map((c) => (c.kind === 'fixed' ? null : new Int32Array(64)));
     }
     const mask = () => this.slots.length - 1;
+    // Every key contributes to the hash (a leading key alone can have few values): numbers by
+    // value, strings by their bytes (dictionary entries hashed once per dictionary).
+    const parts = keys.map((c, i) => this.hashContributions(c, i === lead ? leadValues : nums[i], n));
     for (let r = 0; r < n; r++) {
-      const leadNull = nulls[lead] !== null && (nulls[lead] as Uint8Array)[r] === 1;
-      const h = leadNull ? 0x5bd1e995 : hashNumber(leadValues[r]);
+      let h = 0x2545f491;
+      for (let c = 0; c < k; c++) {
+        const isNull = nulls[c] !== null && (nulls[c] as Uint8Array)[r] === 1;
+        h = Math.imul(h ^ (isNull ? 0x5bd1e995 : parts[c][r]), 0x01000193) | 0;
+      }
       let slot = h & mask();
       let found = -1;
       for (;;) {
@@ -114,6 +114,37 @@ export class GroupByHash {
       ids[r] = found;
     }
     void k;
+  }
+
+  private readonly dictHashes = new WeakMap<object, Int32Array>();
+
+  /** Per-row hash contributions of one key column: numbers by value, strings by their UTF-8 bytes. */
+  private hashContributions(col: Column, numbers: Float64Array | null, n: number): Int32Array {
+    const out = new Int32Array(n);
+    if (col.kind === 'fixed') {
+      const v = numbers as Float64Array;
+      for (let r = 0; r < n; r++) out[r] = hashNumber(v[r]);
+      return out;
+    }
+    const bytesHash = (data: Uint8Array, start: number, end: number): number => {
+      let h = 0x811c9dc5;
+      for (let b = start; b < end; b++) h = Math.imul(h ^ data[b], 0x01000193);
+      return h | 0;
+    };
+    if (col.kind === 'dict') {
+      const d = col.dictionary;
+      let hashes = this.dictHashes.get(d);
+      if (!hashes) {
+        hashes = new Int32Array(d.length);
+        for (let i = 0; i < d.length; i++) hashes[i] = bytesHash(d.data, d.offsets[i], d.offsets[i + 1]);
+        this.dictHashes.set(d, hashes);
+      }
+      const idx = col.indices;
+      for (let r = 0; r < n; r++) out[r] = hashes[idx[r]];
+      return out;
+    }
+    for (let r = 0; r < n; r++) out[r] = bytesHash(col.data, col.offsets[r], col.offsets[r + 1]);
+    return out;
   }
 
   /** The UTF-8 bytes of row r of a string column (plain or dictionary-encoded). */

@@ -8,6 +8,7 @@ import sqlParser from 'node-sql-parser';
 import { BIGINT, BOOLEAN, DATE, DOUBLE, INTEGER, REAL, SMALLINT, TIMESTAMP, TINYINT, decimal, varchar, MAX_DECIMAL_PRECISION, type SqlType } from '../data/types.js';
 import { EngineError, type SourceLocation } from '../util/engine-error.js';
 import type { AstNode } from './ast.js';
+import { IDENT, identifierText, locationAt, skipQuoted, splitQualified } from './lexical.js';
 
 export interface ColumnDefinition {
   readonly name: string;
@@ -59,7 +60,6 @@ export interface QueryParsing {
 const parser = new sqlParser.Parser();
 const PARSE_OPTIONS = { database: 'postgresql', parseOptions: { includeLocations: true } };
 
-const IDENT = String.raw`(?:"(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_$]*)`;
 const QNAME = String.raw`${IDENT}(?:\s*\.\s*${IDENT})*`;
 
 /**
@@ -76,20 +76,20 @@ export function parseWriteStatement(sql: string, blank: string, parsing: QueryPa
 
   if ((m = text.match(new RegExp(String.raw`^CREATE\s+SCHEMA\s+(IF\s+NOT\s+EXISTS\s+)?(${QNAME})\s*([\s\S]*)$`, 'iu')))) {
     if (m[3]) throw new EngineError('NOT_SUPPORTED', `CREATE SCHEMA ${firstWord(m[3])} is not supported`, locationAt(sql, start + text.length - m[3].length));
-    return { ...base, kind: 'createSchema', name: splitQualified(m[2]), ifNotExists: Boolean(m[1]) };
+    return { ...base, kind: 'createSchema', name: splitLower(m[2]), ifNotExists: Boolean(m[1]) };
   }
   if ((m = text.match(new RegExp(String.raw`^DROP\s+SCHEMA\s+(IF\s+EXISTS\s+)?(${QNAME})(?:\s+(CASCADE|RESTRICT))?\s*$`, 'iu')))) {
-    return { ...base, kind: 'dropSchema', name: splitQualified(m[2]), ifExists: Boolean(m[1]), cascade: (m[3] ?? '').toUpperCase() === 'CASCADE' };
+    return { ...base, kind: 'dropSchema', name: splitLower(m[2]), ifExists: Boolean(m[1]), cascade: (m[3] ?? '').toUpperCase() === 'CASCADE' };
   }
   if ((m = text.match(new RegExp(String.raw`^DROP\s+TABLE\s+(IF\s+EXISTS\s+)?(${QNAME})\s*$`, 'iu')))) {
-    return { ...base, kind: 'dropTable', name: splitQualified(m[2]), ifExists: Boolean(m[1]) };
+    return { ...base, kind: 'dropTable', name: splitLower(m[2]), ifExists: Boolean(m[1]) };
   }
   if ((m = text.match(new RegExp(String.raw`^CREATE\s+TABLE\s+(IF\s+NOT\s+EXISTS\s+)?(${QNAME})\s*`, 'iu')))) {
-    return parseCreateTable(sql, blank, start + m[0].length, { ...base, name: splitQualified(m[2]), ifNotExists: Boolean(m[1]) }, parsing);
+    return parseCreateTable(sql, blank, start + m[0].length, { ...base, name: splitLower(m[2]), ifNotExists: Boolean(m[1]) }, parsing);
   }
   if ((m = text.match(new RegExp(String.raw`^INSERT\s+INTO\s+(${QNAME})\s*(\(\s*${IDENT}(?:\s*,\s*${IDENT})*\s*\))?\s*`, 'iu')))) {
-    const name = splitQualified(m[1]);
-    const columns = m[2] ? splitQualified(m[2]) : null;
+    const name = splitLower(m[1]);
+    const columns = m[2] ? splitLower(m[2]) : null;
     const rest = start + m[0].length;
     if (/^VALUES\b/iu.test(blank.slice(rest))) return { ...base, kind: 'insert', name, columns, query: valuesQuery(sql, parsing), querySql: sql };
     if (rest >= blank.length) throw new EngineError('SYNTAX_ERROR', `mismatched input '<EOF>'. Expecting: '(', 'SELECT', 'TABLE', 'VALUES', 'WITH'`, locationAt(sql, sql.length));
@@ -97,7 +97,7 @@ export function parseWriteStatement(sql: string, blank: string, parsing: QueryPa
     return { ...base, kind: 'insert', name, columns, query: parsing.parseQuery(querySql), querySql };
   }
   if ((m = text.match(new RegExp(String.raw`^DELETE\s+FROM\s+(${QNAME})\s*(WHERE\b)?`, 'iu')))) {
-    const name = splitQualified(m[1]);
+    const name = splitLower(m[1]);
     if (!m[2]) {
       if (start + m[0].length < blank.length) throw new EngineError('SYNTAX_ERROR', `mismatched input '${firstWord(blank.slice(start + m[0].length))}'. Expecting: 'WHERE', <EOF>`, locationAt(sql, start + m[0].length));
       return { ...base, kind: 'delete', name, keep: null };
@@ -166,7 +166,7 @@ function columnDefinition(text: string, sql: string, at: number): ColumnDefiniti
     if (/^LIKE\b/iu.test(text)) throw new EngineError('NOT_SUPPORTED', 'CREATE TABLE ... LIKE is not supported', locationAt(sql, at));
     throw new EngineError('SYNTAX_ERROR', `mismatched input '${firstWord(text.replace(new RegExp(`^${IDENT}\\s*`, 'u'), '')) || ','}'. Expecting: <type>`, locationAt(sql, at));
   }
-  const name = identifierText(m[1]);
+  const name = identifierLower(m[1]);
   let spec = m[2].trim();
   // Column options Trino allows after the type.
   spec = spec.replace(/\s+COMMENT\s+'(?:[^']|'')*'\s*$/iu, '');
@@ -299,48 +299,25 @@ function splitTopLevel(s: string): string[] {
   return out;
 }
 
-function skipQuoted(s: string, start: number, quote: string): number {
-  let i = start + 1;
-  while (i < s.length) {
-    if (s[i] === quote) {
-      if (s[i + 1] === quote) i += 2;
-      else return i + 1;
-    } else i++;
-  }
-  return i;
-}
 
 function identifierOnly(text: string, sql: string): string {
   const t = text.trim();
   if (!new RegExp(`^${IDENT}$`, 'u').test(t)) throw new EngineError('SYNTAX_ERROR', `mismatched input '${firstWord(t)}'. Expecting: <identifier>`, locationAt(sql, Math.max(0, sql.indexOf(t))));
-  return identifierText(t);
+  return identifierLower(t);
 }
 
-/** Table, schema and column names are lower-cased (as Trino's memory connector stores them). */
-function identifierText(raw: string): string {
-  return (raw.startsWith('"') ? raw.slice(1, -1).replace(/""/gu, '"') : raw).toLowerCase();
-}
 
-function splitQualified(raw: string): string[] {
-  const parts: string[] = [];
-  const re = new RegExp(IDENT, 'gu');
-  let m: RegExpExecArray | null;
-  while ((m = re.exec(raw))) parts.push(identifierText(m[0]));
-  return parts;
-}
 
 function firstWord(s: string): string {
   return s.trim().split(/[\s(),]+/u)[0] ?? '';
 }
 
-function locationAt(sql: string, offset: number): SourceLocation {
-  let line = 1;
-  let lineStart = 0;
-  for (let i = 0; i < offset && i < sql.length; i++) {
-    if (sql.charCodeAt(i) === 10) {
-      line++;
-      lineStart = i + 1;
-    }
-  }
-  return { lineNumber: line, columnNumber: offset - lineStart + 1 };
+
+/** Table, schema and column names are lower-cased (as Trino's memory connector stores them). */
+function identifierLower(raw: string): string {
+  return identifierText(raw, true);
+}
+
+function splitLower(raw: string): string[] {
+  return splitQualified(raw, true);
 }

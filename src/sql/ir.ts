@@ -70,32 +70,8 @@ export function referencedColumns(e: Expr, into = new Set<number>()): Set<number
 
 /** Rewrites column references (e.g. after projection push-down renumbers inputs). */
 export function remapColumns(e: Expr, map: (index: number) => number): Expr {
-  switch (e.kind) {
-    case 'column':
-      return { ...e, index: map(e.index) };
-    case 'outerRef':
-    case 'literal':
-      return e;
-    case 'call':
-    case 'and':
-    case 'or':
-    case 'coalesce':
-      return { ...e, args: e.args.map((a) => remapColumns(a, map)) };
-    case 'cast':
-    case 'not':
-    case 'isNull':
-      return { ...e, arg: remapColumns(e.arg, map) };
-    case 'in':
-      return { ...e, arg: remapColumns(e.arg, map), list: e.list.map((a) => remapColumns(a, map)) };
-    case 'case':
-      return {
-        ...e,
-        whens: e.whens.map((w) => ({ when: remapColumns(w.when, map), then: remapColumns(w.then, map) })),
-        otherwise: e.otherwise ? remapColumns(e.otherwise, map) : null,
-      };
-    case 'like':
-      return { ...e, arg: remapColumns(e.arg, map), pattern: remapColumns(e.pattern, map), escape: e.escape ? remapColumns(e.escape, map) : null };
-  }
+  if (e.kind === 'column') return { ...e, index: map(e.index) };
+  return mapChildren(e, (c) => remapColumns(c, map));
 }
 
 export function isConstant(e: Expr): boolean {

@@ -5,6 +5,9 @@
 import sqlParser from 'node-sql-parser';
 import { EngineError, type SourceLocation } from '../util/engine-error.js';
 import type { AstNode } from './ast.js';
+import { IDENT, identifierText, locationAt, skipQuoted, splitQualified } from './lexical.js';
+
+export { locationAt };
 import { parseWriteStatement, type WriteStatement } from './ddl.js';
 
 const parser = new sqlParser.Parser();
@@ -44,7 +47,6 @@ function stripTrailingSemicolon(sql: string): string {
   return sql.replace(/[\s;]+$/u, '');
 }
 
-const IDENT = String.raw`(?:"(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_$]*)`;
 const QNAME = String.raw`${IDENT}(?:\s*\.\s*${IDENT})*`;
 const LIKE = String.raw`(?:\s+LIKE\s+'((?:[^']|'')*)')?`;
 
@@ -249,18 +251,6 @@ function firstWords(s: string): string {
   return s.split(/\s+/u).slice(0, 2).join(' ');
 }
 
-/** 1-based line and column of a character offset. */
-export function locationAt(sql: string, offset: number): SourceLocation {
-  let line = 1;
-  let lineStart = 0;
-  for (let i = 0; i < offset && i < sql.length; i++) {
-    if (sql.charCodeAt(i) === 10) {
-      line++;
-      lineStart = i + 1;
-    }
-  }
-  return { lineNumber: line, columnNumber: offset - lineStart + 1 };
-}
 
 /**
  * Finds where an identifier (optionally qualified, e.g. `l.orderkey` or `tpch.tiny.x`) is written,
@@ -324,28 +314,8 @@ function identifierTokens(sql: string): IdentToken[] {
   return out;
 }
 
-function skipQuoted(sql: string, start: number, quote: string): number {
-  let i = start + 1;
-  while (i < sql.length) {
-    if (sql[i] === quote) {
-      if (sql[i + 1] === quote) i += 2;
-      else return i + 1;
-    } else i++;
-  }
-  return i;
-}
 
-function identifierText(raw: string): string {
-  return raw.startsWith('"') ? raw.slice(1, -1).replace(/""/gu, '"') : raw.toLowerCase();
-}
 
-function splitQualified(raw: string): string[] {
-  const parts: string[] = [];
-  const re = new RegExp(IDENT, 'gu');
-  let m: RegExpExecArray | null;
-  while ((m = re.exec(raw))) parts.push(identifierText(m[0]));
-  return parts;
-}
 
 function unquoteString(raw: string | undefined): string | undefined {
   return raw === undefined ? undefined : raw.replace(/''/gu, "'");
