@@ -377,9 +377,31 @@ interface PendingScalar {
   readonly zeroWhenMissing: boolean;
 }
 
+/** The filtered outer relation that provides a correlated subquery's keys, for a semi-join reduction. */
+type Reducer = (outerKeys: readonly Expr[]) => { plan: PlanNode; keys: Expr[] } | undefined;
+
+/**
+ * Semi-join reduction ("magic set"): the decorrelated subquery aggregates only rows whose keys the
+ * filtered outer relation has, e.g. Q17 averages lineitem over 200 parts instead of 200,000.
+ */
+function reduceSubquery(plan: PlanNode, keyCount: number, reducer: { plan: PlanNode; keys: Expr[] }): PlanNode {
+  if (plan.kind === 'aggregate') {
+    if (plan.groupBy.length < keyCount || plan.groupBy.slice(0, keyCount).some((g, i) => g !== i)) return plan;
+    const pre = plan.input;
+    const keys = pre.fields.slice(0, keyCount).map((f, i) => col(i, f.type));
+    const reduced = joinPlans(pre, reducer.plan, keys, reducer.keys, null, 'semi');
+    return { ...plan, input: reduced };
+  }
+  if (plan.kind === 'project' || plan.kind === 'filter' || plan.kind === 'sort' || plan.kind === 'limit') {
+    return { ...plan, input: reduceSubquery(plan.input, keyCount, reducer) } as PlanNode;
+  }
+  return plan;
+}
+
 /** Collects scalar subqueries of one phase (before or after aggregation) and joins them in. */
 class ScalarSubqueries implements SubqueryCollector {
   readonly pending: PendingScalar[] = [];
+  reducer: Reducer | undefined;
 
   constructor(
     private readonly ctx: AnalysisContext,
@@ -404,9 +426,11 @@ class ScalarSubqueries implements SubqueryCollector {
   /** Left-joins every collected subquery to `plan`, appending one value column each. */
   apply(plan: PlanNode): PlanNode {
     let current = plan;
-    for (const p of this.pending) {
+    for (const pending of this.pending) {
       const width = current.fields.length;
-      const keyCount = p.outerKeys.length;
+      const keyCount = pending.outerKeys.length;
+      const red = keyCount > 0 ? this.reducer?.(pending.outerKeys) : undefined;
+      const p = red ? { ...pending, plan: reduceSubquery(pending.plan, keyCount, red) } : pending;
       const rightKeys = p.outerKeys.map((_, i) => col(1 + i, p.plan.fields[1 + i].type));
       // Correlated: the subquery is [value, keys...] grouped by keys; uncorrelated: one row at most.
       const joined = joinPlans(current, p.plan, p.outerKeys, rightKeys, null, 'left', { singleMatch: true });
@@ -708,6 +732,20 @@ function analyzeSelect(ast: AstNode, outerCtx: AnalysisContext, outer: Scope | u
   if (havingExpr) requireBoolean(havingExpr, 'HAVING clause', ast.having, ctx);
   const selectExprs = items.map((i) => i.expr as Expr);
   const orderBy = mode === 'query' ? ((ast.orderby ?? []) as AstNode[]).map((o) => bindOrderKey(o, items, itemBc)) : [];
+
+  // A correlated subquery whose keys come from one filtered relation gets a semi-join reduction.
+  preSubqueries.reducer = (outerKeys) => {
+    const cols = new Set<number>();
+    for (const k of outerKeys) referencedColumns(k, cols);
+    const owners = new Set([...cols].map((c) => from.relations.findIndex((r) => c >= r.offset && c < r.offset + r.width)));
+    if (owners.size !== 1 || from.relations.length < 2) return undefined;
+    const r = from.relations[[...owners][0]];
+    const inR = (e: Expr): boolean => [...referencedColumns(e)].every((c) => c >= r.offset && c < r.offset + r.width);
+    const filters = local.filter((e) => referencedColumns(e).size > 0 && inR(e)).map((e) => remapColumns(e, (i) => i - r.offset));
+    if (filters.length === 0) return undefined;
+    const plan: PlanNode = { kind: 'filter', input: r.plan, predicate: andAll(filters) as Expr, fields: r.plan.fields };
+    return { plan, keys: outerKeys.map((k) => remapColumns(k, (i) => i - r.offset)) };
+  };
 
   // Scalar subqueries evaluated before aggregation are joined in now.
   if (preSubqueries.pending.length > 0) {
