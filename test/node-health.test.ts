@@ -108,7 +108,8 @@ describe('node resource over HTTP', () => {
     expect(nodes).toHaveLength(1);
     const node = nodes[0]!;
     expect(node.uri).toBe(base);
-    expect(node.recentRequests as number).toBeGreaterThanOrEqual(1);
+    // The count decays continuously: one request reads a little under 1 a moment later.
+    expect(node.recentRequests as number).toBeGreaterThan(0.9);
     expect(node.recentFailureRatio).toBe(0);
     expect(node.lastRequestTime).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(node.age).toMatch(/^\d+\.\d\d(ns|us|ms|s|m|h|d)$/);
