@@ -7,7 +7,7 @@ import { columnBytes, type Column } from '../../data/page.js';
 import { TPCH_TABLE_NAMES, TPCH_TABLES, tpchRowCount, tpchSplits, type TpchTableName } from './index.js';
 
 /** Rows per generated split: small enough to spread over workers, large enough to amortise calls. */
-export const TPCH_SPLIT_ROWS = 1 << 16;
+export const TPCH_SPLIT_ROWS = 1 << 18;
 
 /** TPC-H primary keys by column name. */
 const PRIMARY_KEYS: Record<string, string[]> = {
