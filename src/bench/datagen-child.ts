@@ -4,7 +4,7 @@
 // orders as columnar pages through generateTpchSplit, all on one thread.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { TPCH_SPLIT_ROWS } from '../connectors/tpch/connector.js';
+import { TPCH_MAX_SPLIT_ROWS } from '../connectors/tpch/connector.js';
 import { generateTpchSplit, textPool, tpchSplits, TPCH_TABLE_NAMES, writeTbl, type TpchTableName } from '../connectors/tpch/index.js';
 
 export interface DatagenJob {
@@ -46,7 +46,7 @@ async function main(job: DatagenJob): Promise<void> {
     send({ type: 'step', label: `${table} columnar` });
     const s = performance.now();
     let rows = 0;
-    for (const split of tpchSplits(table, job.sf, TPCH_SPLIT_ROWS)) rows += generateTpchSplit(split).length;
+    for (const split of tpchSplits(table, job.sf, TPCH_MAX_SPLIT_ROWS)) rows += generateTpchSplit(split).length;
     const ms = performance.now() - s;
     columnar.push({ table, rows, ms, rowsPerSecond: rows / (ms / 1000) });
   }

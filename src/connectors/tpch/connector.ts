@@ -6,8 +6,17 @@ import type { Connector, Split, TableMetadata } from '../catalog.js';
 import { columnBytes, type Column } from '../../data/page.js';
 import { TPCH_TABLE_NAMES, TPCH_TABLES, tpchRowCount, tpchSplits, type TpchTableName } from './index.js';
 
-/** Rows per generated split: small enough to spread over workers, large enough to amortise calls. */
-export const TPCH_SPLIT_ROWS = 1 << 18;
+/** Bounds of rows per generated split: enough splits to keep every worker busy, few enough to amortise calls. */
+export const TPCH_MIN_SPLIT_ROWS = 1 << 14;
+export const TPCH_MAX_SPLIT_ROWS = 1 << 18;
+/** Splits a table is cut into when its size allows (a power of two of rows each, so cache keys are stable). */
+const TARGET_SPLITS = 16;
+
+function splitRowsFor(rows: number): number {
+  let size = TPCH_MIN_SPLIT_ROWS;
+  while (size < TPCH_MAX_SPLIT_ROWS && size * TARGET_SPLITS < rows) size *= 2;
+  return size;
+}
 
 /** TPC-H primary keys by column name. */
 const PRIMARY_KEYS: Record<string, string[]> = {
@@ -62,7 +71,7 @@ export class TpchConnector implements Connector {
   splits(table: TableMetadata, _targetRows: number, columns: readonly number[] = table.columns.map((_, i) => i)): Split[] {
     const sf = scaleFactorOf(table.schema) as number;
     const width = table.columns.length;
-    return tpchSplits(table.name as TpchTableName, sf, TPCH_SPLIT_ROWS).map((s) => {
+    return tpchSplits(table.name as TpchTableName, sf, splitRowsFor(table.rowCount)).map((s) => {
       const cacheKey = `tpch/${sf}/${s.table}/${s.start}/${s.count}`;
       const entry = this.cache.get(cacheKey);
       const cached = entry?.columns ?? new Array<Column | undefined>(width);
