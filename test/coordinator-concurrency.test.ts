@@ -4,6 +4,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runQuery, startServer, type TestServer } from './support/server.js';
+import { diffResults } from './support/duckdb.js';
 
 let server: TestServer;
 let base: string;
@@ -65,7 +66,8 @@ describe('concurrency', () => {
     results.forEach((r, i) => {
       const sql = batch[i];
       expect(r.error, sql).toBeUndefined();
-      expect(r.rows, sql).toEqual(expected.get(sql));
+      // Doubles summed in parallel may differ in the last bits from a solo run (merge order varies).
+      expect(diffResults(r.rows, expected.get(sql) as unknown[][], true), sql).toBeUndefined();
       expect(r.answers.at(-1)?.stats.state, sql).toBe('FINISHED');
       ids.add(r.id);
     });

@@ -4,6 +4,7 @@
 // and Trino's error codes.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { diffResults } from './support/duckdb.js';
 import { runQuery, startServer, type QueryOutcome, type StatementAnswer, type TestServer } from './support/server.js';
 
 let server: TestServer;
@@ -185,7 +186,8 @@ describe('CREATE TABLE AS and INSERT ... SELECT', () => {
   it('CTAS of a large table runs on the pool and matches the source', async () => {
     expectRowCount(await ok('CREATE TABLE lineitem AS SELECT * FROM tpch.tiny.lineitem'), 'CREATE TABLE', 60175);
     const agg = 'SELECT returnflag, linestatus, count(*), sum(quantity), sum(extendedprice), min(shipdate), max(comment) FROM %s GROUP BY 1, 2 ORDER BY 1, 2';
-    expect(await rows(agg.replace('%s', 'lineitem'))).toEqual((await runQuery(server.baseUrl, agg.replace('%s', 'tpch.tiny.lineitem'))).rows);
+    // Double sums merge in a different order over other page layouts: equal to 1e-9 relative.
+    expect(diffResults(await rows(agg.replace('%s', 'lineitem')), (await runQuery(server.baseUrl, agg.replace('%s', 'tpch.tiny.lineitem'))).rows, true)).toBeUndefined();
     const join = 'SELECT o.orderpriority, count(*) FROM %s l JOIN tpch.tiny.orders o ON l.orderkey = o.orderkey WHERE l.receiptdate > l.commitdate GROUP BY 1 ORDER BY 1';
     expect(await rows(join.replace('%s', 'lineitem'))).toEqual((await runQuery(server.baseUrl, join.replace('%s', 'tpch.tiny.lineitem'))).rows);
   });

@@ -11,7 +11,7 @@ import { needsTextPool, type TpchConnector } from '../connectors/tpch/connector.
 import type { Page } from '../data/page.js';
 import type { SqlType } from '../data/types.js';
 import { buildJoinTable, joinTableBytes, type JoinTable } from '../exec/join-table.js';
-import { gatherColumn } from '../exec/gather.js';
+import { gatherColumn, sliceColumn } from '../exec/gather.js';
 import { operatorOutputTypes, Pipeline, runPipeline, type DriverResult } from '../exec/pipeline.js';
 import type { WorkerPool } from '../exec/pool.js';
 import { isBlocking, type FragmentSpec } from '../exec/specs.js';
@@ -240,6 +240,9 @@ export class QueryExecution {
     const parallelism = Math.max(1, this.ctx.pool.threads);
     let next = 0;
     let fragment = stage.fragment;
+    // A trailing LIMIT bounds the whole task, not each driver: trim output and stop once reached.
+    const last = fragment.operators[fragment.operators.length - 1];
+    let remaining = last?.op === 'limit' && last.count !== null ? last.count + last.offset : Infinity;
     const worker = async (): Promise<void> => {
       while (next < splits.length && !this.stopped) {
         while (task.outputBuffer.isFull(BUFFER_LIMIT_BYTES) && !this.stopped) {
@@ -247,7 +250,7 @@ export class QueryExecution {
           await task.outputBuffer.waitForChange(50);
           task.blockedNanos += (Date.now() - before) * 1e6;
         }
-        if (this.stopped || task.outputBuffer.isFinished || this.partiallyCanceled.has(stage.stageId)) break;
+        if (this.stopped || task.outputBuffer.isFinished || this.partiallyCanceled.has(stage.stageId) || remaining <= 0) break;
         const split = splits[next++];
         task.queuedDrivers--;
         task.runningDrivers++;
@@ -256,7 +259,12 @@ export class QueryExecution {
           const result = await this.runDriver({ kind: 'driver', fragment, split, joins }, inline);
           task.recordDriver(result);
           fragment = adaptPartialAggregation(fragment, result);
-          for (const page of result.pages) task.outputBuffer.enqueue(page);
+          for (const page of result.pages) {
+            if (remaining <= 0) break;
+            const kept = page.length <= remaining ? page : { length: remaining, columns: page.columns.map((c) => sliceColumn(c, 0, remaining)) };
+            remaining -= kept.length;
+            task.outputBuffer.enqueue(kept);
+          }
           this.checkMemory();
         } finally {
           task.runningDrivers--;

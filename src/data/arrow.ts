@@ -111,9 +111,28 @@ export function arrowSchema(names: readonly string[], types: readonly SqlType[])
   );
 }
 
-/** A page as a RecordBatch over the same memory. */
-export function toRecordBatch(page: Page, names: readonly string[], types: readonly SqlType[]): RecordBatch {
-  const children = page.columns.map(columnData);
+/** A dictionary column spelled out as plain UTF-8 (IPC batches of one stream must share a schema). */
+function plainUtf8(col: Column): Column {
+  if (col.kind !== 'dict') return col;
+  const d = col.dictionary;
+  const offsets = new Int32Array(col.length + 1);
+  let bytes = 0;
+  for (let i = 0; i < col.length; i++) {
+    const k = col.indices[i];
+    bytes += d.offsets[k + 1] - d.offsets[k];
+    offsets[i + 1] = bytes;
+  }
+  const data = new Uint8Array(bytes);
+  for (let i = 0; i < col.length; i++) {
+    const k = col.indices[i];
+    data.set(d.data.subarray(d.offsets[k], d.offsets[k + 1]), offsets[i]);
+  }
+  return { kind: 'varchar', type: col.type, length: col.length, validity: col.validity, offsets, data };
+}
+
+/** A page as a RecordBatch over the same memory (dictionary columns as plain UTF-8 when `plain`). */
+export function toRecordBatch(page: Page, names: readonly string[], types: readonly SqlType[], plain = false): RecordBatch {
+  const children = page.columns.map((c) => columnData(plain ? plainUtf8(c) : c));
   const schema = new Schema(
     types.map((t, i) => new Field(names[i] ?? `_col${i}`, children[i].type, true, new Map([['engine.type', typeDisplayName(t)]]))),
   );
@@ -124,6 +143,6 @@ export function toRecordBatch(page: Page, names: readonly string[], types: reado
 /** Pages as one Arrow IPC stream. */
 export function pagesToIpc(pages: readonly Page[], names: readonly string[], types: readonly SqlType[]): Uint8Array {
   if (pages.length === 0) return tableToIPC(new Table(arrowSchema(names, types)), 'stream');
-  const batches = pages.map((p) => toRecordBatch(p, names, types));
+  const batches = pages.map((p) => toRecordBatch(p, names, types, true));
   return tableToIPC(new Table(batches), 'stream');
 }
