@@ -51,7 +51,12 @@ describe('realm import and export', () => {
     const claims = JSON.parse(Buffer.from(((await t.json()) as { access_token: string }).access_token.split('.')[1]!, 'base64url').toString());
     expect(claims.realm_access.roles).toEqual(expect.arrayContaining(['lead', 'analyst', 'offline_access']));
     expect(claims.resource_access.portal.roles).toEqual(['portal-user']);
-    const events = await kc.realms.findEvents({ realm: R, type: 'LOGIN' });
+    // User events are recorded after the token answer (as in Keycloak): wait for it, bounded.
+    let events = await kc.realms.findEvents({ realm: R, type: 'LOGIN' });
+    for (let i = 0; i < 40 && events.length === 0; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      events = await kc.realms.findEvents({ realm: R, type: 'LOGIN' });
+    }
     expect(events[0]).toMatchObject({ type: 'LOGIN', clientId: 'portal', userId: erin.id });
   });
 
