@@ -39,6 +39,8 @@ export async function startBareServer(): Promise<{ url: string; close(): void }>
 }
 
 export interface ProtocolResults {
+  /** Whether the server ran with its front door (node:net proxy before uWS), as users get by default. */
+  readonly frontDoor: boolean;
   readonly trivial: LoadResult;
   readonly tpch?: LoadResult;
   readonly bare: LoadResult;
@@ -49,6 +51,7 @@ export interface ProtocolResults {
 }
 
 export interface LoadOptions {
+  readonly frontDoor: boolean;
   readonly connections: number;
   readonly durationSeconds: number;
   /** The tpch scenario's query and schema; omitted = only SELECT 1. */
@@ -85,6 +88,7 @@ export async function protocolLoad(baseUrl: string, o: LoadOptions): Promise<Pro
     bareServer.close();
   }
   return {
+    frontDoor: o.frontDoor,
     trivial,
     tpch,
     bare,

@@ -129,7 +129,7 @@ export function loadTable(results: BenchResults): string {
     ]);
   }
   return [
-    `statement protocol on loopback: ${conns} concurrent keep-alive clients (autocannon in a worker thread) for ${l.trivial.seconds.toFixed(1)} s each; a query = POST /v1/statement + GET nextUri until done`,
+    `statement protocol on loopback: ${conns} concurrent keep-alive clients (autocannon in a worker thread) for ${l.trivial.seconds.toFixed(1)} s each; a query = POST /v1/statement + GET nextUri until done; HTTP front door ${l.frontDoor === false ? 'off (HTTP_FRONT_DOOR=off)' : 'on (the default)'}`,
     t.toString(),
     `per-request cost vs the bare uWebSockets.js reply: ${fmtRatio(l.perRequestOverhead)} per HTTP request, ${fmtRatio(l.perQueryOverhead)} per complete SELECT 1 (POST + GETs)`,
   ].join('\n');

@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
 import { createApp, type App } from '../app.js';
-import { defaultConfig } from '../config.js';
+import { defaultConfig, loadConfig } from '../config.js';
 import { parseArgs, UsageError, USAGE, type BenchOptions } from './args.js';
 import { runChild } from './child.js';
 import { runStatement } from './client.js';
@@ -29,11 +29,18 @@ function schemaFor(sf: number): string {
   return sf === 0.01 ? 'tiny' : `sf${sf}`;
 }
 
-async function startServer(threads: number): Promise<{ app: App; close(): Promise<void> }> {
+/** The bench serves with the same front door setting users get, unless HTTP_FRONT_DOOR says otherwise. */
+function benchFrontDoor(): boolean {
+  return loadConfig([], { HTTP_FRONT_DOOR: process.env.HTTP_FRONT_DOOR }).httpFrontDoor;
+}
+
+async function startServer(threads: number): Promise<{ app: App; frontDoor: boolean; close(): Promise<void> }> {
   const dataDir = mkdtempSync(join(os.tmpdir(), 'bench-server-'));
-  const app = await createApp(defaultConfig({ host: '127.0.0.1', port: 0, workers: threads, dataDir }));
+  const frontDoor = benchFrontDoor();
+  const app = await createApp(defaultConfig({ host: '127.0.0.1', port: 0, workers: threads, dataDir, httpFrontDoor: frontDoor }));
   return {
     app,
+    frontDoor,
     close: async () => {
       await app.close();
       rmSync(dataDir, { recursive: true, force: true });
@@ -119,6 +126,7 @@ async function loadOnly(o: BenchOptions, resultsDir: string): Promise<void> {
   try {
     const q6 = tpchQuery(6);
     load = await protocolLoad(server.app.baseUrl, {
+      frontDoor: server.frontDoor,
       connections: o.connections,
       durationSeconds: o.durationSeconds,
       tpch: { sql: q6.sql, schema: o.loadSchema, label: `TPC-H Q6 (tpch.${o.loadSchema})` },
@@ -225,6 +233,7 @@ async function main(): Promise<void> {
       // 5. Statement-protocol throughput beside a bare uWebSockets.js reply.
       if (!o.skipLoad) {
         load = await protocolLoad(server.app.baseUrl, {
+      frontDoor: server.frontDoor,
           connections: o.connections,
           durationSeconds: o.durationSeconds,
           onStep: (label) => {
