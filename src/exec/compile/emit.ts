@@ -5,7 +5,7 @@
 
 import type { SqlType } from '../../data/types.js';
 import type { Expr } from '../../sql/ir.js';
-import { byteLikeMatcher, likeMatcher } from './runtime.js';
+import { byteLikeColumnMatcher, byteLikeMatcher, likeMatcher } from './runtime.js';
 
 /** What the kernel knows about an input column: its layout and whether it can hold NULLs. */
 export interface ColumnShape {
@@ -39,9 +39,18 @@ export class KernelBuilder {
     return `k[${this.consts.length - 1}]`;
   }
 
-  /** Declarations hoisted out of the row loop for each column used. */
+  /** Declarations hoisted out of the row loop for each column used, then per-page values. */
   columnPrologue(): string[] {
-    return [...this.prologue.values()].flat();
+    return [...this.prologue.values()].flat().concat(this.pageValues);
+  }
+
+  private readonly pageValues: string[] = [];
+
+  /** Evaluates `code` once per page, before the row loop (it may read `cols`); returns its name. */
+  private hoist(code: string): string {
+    const name = this.fresh('h');
+    this.pageValues.push(`const ${name} = ${code};`);
+    return name;
   }
 
   private useColumn(index: number): ColumnShape {
@@ -426,7 +435,15 @@ export class KernelBuilder {
     const not = negated ? '!' : '';
     // A plain UTF-8 column against a simple constant pattern: match the bytes, never decode.
     if (arg.kind === 'column' && this.shapes[arg.index]?.kind === 'varchar' && !escape && pattern.kind === 'literal' && typeof pattern.value === 'string') {
+      const columnWide = byteLikeColumnMatcher(pattern.value);
       const bytes = byteLikeMatcher(pattern.value);
+      if (columnWide) {
+        this.emitColumn(arg.index);
+        const hits = this.hoist(`${this.constant(columnWide)}(cols[${arg.index}])`);
+        const shape = this.shapes[arg.index];
+        const n = shape.nullable ? `(m${arg.index} !== null && ((m${arg.index}[i >> 3] >> (i & 7)) & 1) === 0)` : 'false';
+        return { v: `(${hits}[i] ${negated ? '===' : '!=='} 0)`, n };
+      }
       if (bytes) {
         this.emitColumn(arg.index); // declares the column in the prologue
         const m = this.constant(bytes);

@@ -118,6 +118,41 @@ export function byteLikeMatcher(pattern: string): ((data: Uint8Array, start: num
   };
 }
 
+/**
+ * Column-at-a-time LIKE for a constant pattern with a non-empty `%…%` middle part (`'%special%requests%'`):
+ * one native substring search over the page's UTF-8 bytes finds the few rows holding the longest
+ * middle part; only those run the row matcher. Null when the row matcher alone is as good
+ * (exact, prefix or suffix patterns) or the pattern needs decoding.
+ */
+export function byteLikeColumnMatcher(pattern: string): ((col: { readonly length: number; readonly data: Uint8Array; readonly offsets: Int32Array }) => Uint8Array) | null {
+  const row = byteLikeMatcher(pattern);
+  const middle = pattern.split('%').slice(1, -1).filter((p) => p.length > 0);
+  if (!row || middle.length === 0) return null;
+  const needle = Buffer.from(middle.reduce((a, b) => (b.length > a.length ? b : a)), 'utf8');
+  return (col) => {
+    const n = col.length;
+    const hits = new Uint8Array(n);
+    const { data, offsets } = col;
+    const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+    const end = offsets[n];
+    let r = 0;
+    let pos = offsets[0];
+    while (pos < end) {
+      const at = bytes.indexOf(needle, pos);
+      if (at < 0 || at + needle.length > end) break;
+      while (offsets[r + 1] <= at) r++;
+      const rowEnd = offsets[r + 1];
+      if (at + needle.length > rowEnd) {
+        pos = at + 1; // straddles two rows
+        continue;
+      }
+      if (row(data, offsets[r], rowEnd)) hits[r] = 1;
+      pos = rowEnd;
+    }
+    return hits;
+  };
+}
+
 const likeCache = new Map<string, (s: string) => boolean>();
 
 function like(s: string, pattern: string, escape: string | null): boolean {
