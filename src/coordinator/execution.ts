@@ -11,7 +11,7 @@ import { needsTextPool, type TpchConnector } from '../connectors/tpch/connector.
 import type { Page } from '../data/page.js';
 import type { SqlType } from '../data/types.js';
 import { buildJoinTable, joinTableBytes, type JoinTable } from '../exec/join-table.js';
-import { gatherColumn, sliceColumn } from '../exec/gather.js';
+import { gatherColumn, nullColumn, sliceColumn } from '../exec/gather.js';
 import { operatorOutputTypes, Pipeline, runPipeline, type DriverResult } from '../exec/pipeline.js';
 import type { WorkerPool } from '../exec/pool.js';
 import { isBlocking, type FragmentSpec } from '../exec/specs.js';
@@ -276,10 +276,35 @@ export class QueryExecution {
     // Splits skipped because a LIMIT was satisfied count as completed.
     task.completedDrivers += task.queuedDrivers;
     task.queuedDrivers = 0;
+    await this.emitUnmatched(stage, task, joins);
     await this.emitMarked(stage, task);
     task.outputBuffer.setNoMorePages();
     if (!task.done) task.setState('FLUSHING');
     await this.whenDrained(task);
+  }
+
+  /**
+   * After the probes of a LEFT JOIN run from its preserved side: the build rows nobody matched,
+   * NULL-extended on the right, through the rest of the fragment (one more driver, run here).
+   */
+  private async emitUnmatched(stage: StagePlan, task: SqlTask, joins: Joins): Promise<void> {
+    const u = stage.emitUnmatched;
+    if (!u || this.stopped) return;
+    const table = await this.joinTable(stage.builds.find((b) => b.joinId === u.joinId) as BuildInput);
+    const flags = table.matched as Uint8Array;
+    let count = 0;
+    for (let r = 0; r < table.rowCount; r++) if (flags[r] === 0) count++;
+    if (count === 0) return;
+    const sel = new Int32Array(count);
+    for (let r = 0, k = 0; r < table.rowCount; r++) if (flags[r] === 0) sel[k++] = r;
+    const page: Page = {
+      length: count,
+      columns: u.inputTypes.map((type, c) => (c < u.leftWidth ? gatherColumn(table.page.columns[c], sel, count) : nullColumn(type, count))),
+    };
+    const tail: FragmentSpec = { ...stage.fragment, source: { kind: 'exchange', stages: [] }, inputTypes: u.inputTypes, operators: stage.fragment.operators.slice(u.fromOperator) };
+    const result = runPipeline(tail, [page], joins);
+    for (const p of result.pages) task.outputBuffer.enqueue(p);
+    this.checkMemory();
   }
 
   /** After a marking join's probes: the build rows that were (semi) or were not (anti) matched. */
@@ -330,6 +355,7 @@ export class QueryExecution {
     if (this.stopped) return;
     task.runningDrivers = 0;
     task.completedDrivers = 1;
+    await this.emitUnmatched(stage, task, joins);
     await this.emitMarked(stage, task);
     task.outputBuffer.setNoMorePages();
     if (!task.done) task.setState('FLUSHING');

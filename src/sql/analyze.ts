@@ -182,7 +182,9 @@ function analyzeFrom(from: AstNode[], ctx: AnalysisContext, outer: Scope | undef
         if (joinKind === 'LEFT JOIN') {
           // Conditions on the right side only filter what can match: push them below the join.
           const right = rightOnly.length ? ({ kind: 'filter', input: rel.plan, predicate: andAll(rightOnly) as Expr, fields: rel.plan.fields } as PlanNode) : rel.plan;
-          const joined = joinPlans(left, right, leftKeys, rightKeys, andAll([...leftOnly, ...residual]), 'left');
+          // Hash the smaller side: a small preserved side is hashed with match tracking (fragment.ts).
+          const fromPreserved = leftKeys.length > 0 && estimateRows(right) > 2 * estimateRows(left);
+          const joined = joinPlans(left, right, leftKeys, rightKeys, andAll([...leftOnly, ...residual]), 'left', { markLeft: fromPreserved });
           relations = [{ plan: joined, offset: 0, width: allFields.length }];
           break plannedOuterJoin;
         }

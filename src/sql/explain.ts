@@ -111,7 +111,7 @@ export function explainDistributed(plan: QueryPlan): string {
   const out: string[] = [];
   for (const stage of plan.stages) {
     const f = stage.fragment;
-    out.push(`Fragment ${stage.stageId} [${f.partitioning === 'single' ? 'SINGLE' : 'SOURCE'}]${stage.builds.length ? ` builds: [${stage.builds.map((b) => `join ${b.joinId} <- fragment ${b.stageId}`).join(', ')}]` : ''}${stage.emitMarked ? ` emits ${stage.emitMarked.anti ? 'unmatched' : 'matched'} rows of join ${stage.emitMarked.joinId}` : ''}`);
+    out.push(`Fragment ${stage.stageId} [${f.partitioning === 'single' ? 'SINGLE' : 'SOURCE'}]${stage.builds.length ? ` builds: [${stage.builds.map((b) => `join ${b.joinId} <- fragment ${b.stageId}`).join(', ')}]` : ''}${stage.emitMarked ? ` emits ${stage.emitMarked.anti ? 'unmatched' : 'matched'} rows of join ${stage.emitMarked.joinId}` : ''}${stage.emitUnmatched ? ` then unmatched rows of left join ${stage.emitUnmatched.joinId}` : ''}`);
     out.push(`    Output layout: [${f.outputTypes.map(typeDisplayName).join(', ')}]`);
     describeFragment(f).forEach((line, i) => out.push(`    ${'  '.repeat(i)}${i > 0 ? '└─ ' : ''}${line}`));
     out.push('');

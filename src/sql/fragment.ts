@@ -40,6 +40,20 @@ export interface StagePlan {
    * stage outputs the build rows that were (semi) or were not (anti) marked.
    */
   readonly emitMarked?: { readonly joinId: number; readonly anti: boolean };
+  /**
+   * A LEFT JOIN run from its small preserved side (hashed, with match tracking): when the probes are
+   * done, the build rows that found no partner, NULL-extended on the right, run through the
+   * fragment's operators from `fromOperator` on (all streaming or partial, so a second pass is sound).
+   */
+  readonly emitUnmatched?: UnmatchedEmission;
+}
+
+export interface UnmatchedEmission {
+  readonly joinId: number;
+  readonly fromOperator: number;
+  /** Types of the rows entering operator `fromOperator`: build (left) columns ++ right columns. */
+  readonly inputTypes: readonly SqlType[];
+  readonly leftWidth: number;
 }
 
 export interface QueryPlan {
@@ -60,6 +74,14 @@ interface Builder {
   builds: BuildInput[];
   /** Scan-sourced pipelines run split-parallel. */
   parallel: boolean;
+  /** Set by a LEFT JOIN run from its preserved side; see StagePlan.emitUnmatched. */
+  unmatched?: UnmatchedEmission;
+}
+
+/** Operators a stage's unmatched LEFT JOIN rows may pass through in a second, separate driver. */
+function safeForSecondPass(op: OperatorSpec): boolean {
+  if (op.op === 'aggregate') return op.step === 'partial' || op.step === 'passthrough';
+  return op.op === 'filterProject' || op.op === 'hashJoin' || op.op === 'groupId';
 }
 
 function identity(fields: readonly Field[]): Expr[] {
@@ -76,12 +98,20 @@ class Fragmenter {
   private nextJoin = 0;
 
   private push(b: Builder, op: OperatorSpec): void {
+    if (b.unmatched && !safeForSecondPass(op)) this.cut(b);
     // Fold a projection into a preceding filter that only passed columns through.
     const last = b.ops[b.ops.length - 1];
     if (op.op === 'filterProject' && op.filter === null && last?.op === 'filterProject' && isIdentity(last.projections, b.types.length)) {
       b.ops[b.ops.length - 1] = { op: 'filterProject', filter: last.filter, projections: op.projections };
     } else b.ops.push(op);
     b.types = b.ops.reduce<SqlType[]>((types, o) => operatorOutputTypes(o, types), [...b.inputTypes]);
+  }
+
+  /** Seals `b` as a stage and makes `b` the pipeline reading that stage's output. */
+  private cut(b: Builder): void {
+    const types = b.types;
+    const from = this.finish(b);
+    Object.assign(b, this.exchange(from, types), { unmatched: undefined });
   }
 
   /** Seals a pipeline as a stage; returns its id. */
@@ -95,7 +125,15 @@ class Fragmenter {
       outputTypes: emitMarked ? emitMarked.types : b.types,
       partitioning: b.parallel ? 'source' : 'single',
     };
-    this.stages.push({ stageId, fragment, scan: b.scan, children: b.children, builds: b.builds, ...(emitMarked ? { emitMarked: { joinId: emitMarked.joinId, anti: emitMarked.anti } } : {}) });
+    this.stages.push({
+      stageId,
+      fragment,
+      scan: b.scan,
+      children: b.children,
+      builds: b.builds,
+      ...(emitMarked ? { emitMarked: { joinId: emitMarked.joinId, anti: emitMarked.anti } } : {}),
+      ...(b.unmatched ? { emitUnmatched: b.unmatched } : {}),
+    });
     return stageId;
   }
 
@@ -123,6 +161,8 @@ class Fragmenter {
         return b;
       }
       case 'join': {
+        const lw = node.left.fields.length;
+        const rw = node.right.fields.length;
         if (node.markLeft && (node.joinType === 'semi' || node.joinType === 'anti')) {
           // Hash the outer (left) rows, stream the right side through them marking matches, then
           // let the marked (semi) or unmarked (anti) outer rows flow on from an exchange.
@@ -131,8 +171,6 @@ class Fragmenter {
           const buildStage = this.finish(outer);
           const probe = this.visit(node.right);
           const joinId = this.nextJoin++;
-          const lw = node.left.fields.length;
-          const rw = node.right.fields.length;
           probe.builds.push({ joinId, stageId: buildStage, keys: node.leftKeys, trackMatches: true });
           this.push(probe, {
             op: 'hashJoin',
@@ -147,6 +185,32 @@ class Fragmenter {
           });
           const marked = this.finish(probe, undefined, { joinId, anti: node.joinType === 'anti', types: outerTypes });
           return this.exchange(marked, outerTypes);
+        }
+        if (node.markLeft && node.joinType === 'left' && lw > 0 && rw > 0) {
+          // A LEFT JOIN whose preserved side is the small one: hash it (tracking matches), stream the
+          // right side through it as an inner join, restore left ++ right order; the left rows
+          // that found no partner follow once the probes are done (StagePlan.emitUnmatched).
+          const outerTypes = node.left.fields.map((f) => f.type);
+          const outer = this.visit(node.left);
+          const buildStage = this.finish(outer);
+          const probe = this.visit(node.right);
+          if (probe.unmatched) this.cut(probe);
+          const joinId = this.nextJoin++;
+          probe.builds.push({ joinId, stageId: buildStage, keys: node.leftKeys, trackMatches: true });
+          this.push(probe, {
+            op: 'hashJoin',
+            joinId,
+            joinType: 'inner',
+            probeKeys: node.rightKeys,
+            buildTypes: outerTypes,
+            // The residual reads left ++ right; the probe page is right ++ left.
+            filter: node.filter ? remapColumns(node.filter, (i) => (i < lw ? i + rw : i - lw)) : null,
+            nullAware: false,
+            singleMatch: false,
+          });
+          this.push(probe, { op: 'filterProject', filter: null, projections: node.fields.map((f, i) => ({ kind: 'column', index: i < lw ? rw + i : i - lw, type: f.type }) as Expr) });
+          probe.unmatched = { joinId, fromOperator: probe.ops.length, inputTypes: node.fields.map((f) => f.type), leftWidth: lw };
+          return probe;
         }
         const probe = this.visit(node.left);
         const build = this.visit(node.right);
