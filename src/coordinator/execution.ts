@@ -285,7 +285,7 @@ export class QueryExecution {
 
   /**
    * After the probes of a LEFT JOIN run from its preserved side: the build rows nobody matched,
-   * NULL-extended on the right, through the rest of the fragment (one more driver, run here).
+   * NULL-extended on the right, through the rest of the fragment (one more driver).
    */
   private async emitUnmatched(stage: StagePlan, task: SqlTask, joins: Joins): Promise<void> {
     const u = stage.emitUnmatched;
@@ -302,7 +302,8 @@ export class QueryExecution {
       columns: u.inputTypes.map((type, c) => (c < u.leftWidth ? gatherColumn(table.page.columns[c], sel, count) : nullColumn(type, count))),
     };
     const tail: FragmentSpec = { ...stage.fragment, source: { kind: 'exchange', stages: [] }, inputTypes: u.inputTypes, operators: stage.fragment.operators.slice(u.fromOperator) };
-    const result = runPipeline(tail, [page], joins);
+    const result = await this.runDriver({ kind: 'driver', fragment: tail, pages: [page], joins }, count <= INLINE_MAX_ROWS);
+    if (this.stopped) return;
     for (const p of result.pages) task.outputBuffer.enqueue(p);
     this.checkMemory();
   }
