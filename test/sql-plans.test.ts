@@ -1,0 +1,40 @@
+// Plan choices that matter for speed, asserted on EXPLAIN's text (results are checked elsewhere
+// against DuckDB; these guard against a choice silently disappearing).
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runQuery, startServer, type TestServer } from './support/server.js';
+
+describe('plan choices', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer();
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  const plan = async (sql: string): Promise<string> => {
+    const r = await runQuery(server.baseUrl, `explain (type distributed) ${sql}`);
+    expect(r.error?.message).toBeUndefined();
+    return r.rows.map((row) => String(row[0])).join('\n');
+  };
+
+  it('a LEFT JOIN with a much smaller preserved side hashes that side and emits its unmatched rows afterwards', async () => {
+    const text = await plan('select c.custkey, count(o.orderkey) from customer c left join orders o on c.custkey = o.custkey group by c.custkey');
+    expect(text).toMatch(/then unmatched rows of left join \d+/u);
+    expect(text).toMatch(/LookupJoinOperator\[type = INNER/u);
+  });
+
+  it('a LEFT JOIN with the larger side preserved probes with it as usual', async () => {
+    const text = await plan('select o.orderkey, c.name from orders o left join customer c on c.custkey = o.custkey');
+    expect(text).not.toMatch(/unmatched rows of left join/u);
+    expect(text).toMatch(/LookupJoinOperator\[type = LEFT/u);
+  });
+
+  it('the stage is cut before an ORDER BY that the unmatched rows must also pass', async () => {
+    const text = await plan('select c.custkey, o.orderkey from customer c left join orders o on c.custkey = o.custkey order by 1, 2 limit 5');
+    const stage = text.split(/\n(?=Fragment )/u).find((f) => f.includes('unmatched rows of left join')) ?? '';
+    expect(stage).not.toBe('');
+    expect(stage).not.toMatch(/OrderBy|TopN|Limit/u);
+  });
+});
