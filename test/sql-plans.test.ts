@@ -37,4 +37,14 @@ describe('plan choices', () => {
     expect(stage).not.toBe('');
     expect(stage).not.toMatch(/OrderBy|TopN|Limit/u);
   });
+
+  it('GROUP BY a primary key plus columns of the same row hashes the key alone', async () => {
+    const text = await plan('select c.custkey, c.name, c.comment, n.name, count(*) from customer c join nation n on c.nationkey = n.nationkey group by c.custkey, c.name, c.comment, n.name');
+    expect(text).toMatch(/HashAggregationOperator\[step = \w+, keys = \[#\d+, #\d+\], aggregates = \[count_star, arbitrary, arbitrary\]\]/u);
+  });
+
+  it('GROUP BY without the whole primary key keeps every key', async () => {
+    const text = await plan('select l.orderkey, l.shipmode, count(*) from lineitem l group by l.orderkey, l.shipmode');
+    expect(text).not.toMatch(/arbitrary/u);
+  });
 });

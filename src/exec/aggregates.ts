@@ -1,7 +1,7 @@
 // Aggregate functions as descriptors over typed-array state indexed by group id: each knows its
 // intermediate (partial) state columns, how to update from raw rows, merge states, and finalize.
 
-import { readBit, type Column } from '../data/page.js';
+import { allocShared, readBit, type Column, type VarcharColumn } from '../data/page.js';
 import { BIGINT, BOOLEAN, DOUBLE, decimal, MAX_DECIMAL_PRECISION, type SqlType } from '../data/types.js';
 import { roundHalfUp } from '../data/values.js';
 import type { AggregateSpec } from './specs.js';
@@ -367,6 +367,99 @@ class StringAccumulator implements Accumulator {
   }
 }
 
+/**
+ * arbitrary over strings: the first value's UTF-8 bytes per group, copied once, never decoded
+ * (group keys made dependent by reduce_group_keys arrive here for every row).
+ */
+class FirstBytesAccumulator implements Accumulator {
+  private start = new Int32Array(0);
+  private size = new Int32Array(0); // -1: no value yet
+  private bytes = new Uint8Array(1 << 16);
+  private used = 0;
+
+  constructor(private readonly type: SqlType) {}
+
+  private ensureGroups(g: number): void {
+    if (g < this.size.length) return;
+    const n = Math.max(1024, this.size.length * 2, g + 1);
+    const start = new Int32Array(n);
+    start.set(this.start);
+    const size = new Int32Array(n).fill(-1);
+    size.set(this.size);
+    this.start = start;
+    this.size = size;
+  }
+
+  private append(data: Uint8Array, from: number, to: number): number {
+    const at = this.used;
+    const need = at + (to - from);
+    if (need > this.bytes.length) {
+      const next = new Uint8Array(Math.max(need, this.bytes.length * 2));
+      next.set(this.bytes.subarray(0, at));
+      this.bytes = next;
+    }
+    const bytes = this.bytes;
+    for (let k = from, o = at; k < to; k++, o++) bytes[o] = data[k];
+    this.used = need;
+    return at;
+  }
+
+  update(groups: Int32Array, n: number, args: readonly Column[], mask: Uint8Array | null): void {
+    const col = args[0];
+    if (col.kind === 'fixed') throw new Error('arbitrary over strings got a fixed-width column');
+    const source: VarcharColumn = col.kind === 'dict' ? col.dictionary : col;
+    const indices = col.kind === 'dict' ? col.indices : null;
+    const { data, offsets } = source;
+    const nulls = nullFlags(col);
+    for (let i = 0; i < n; i++) {
+      if ((mask !== null && mask[i] === 0) || (nulls !== null && nulls[i] === 1)) continue;
+      const g = groups[i];
+      if (g >= this.size.length) this.ensureGroups(g);
+      if (this.size[g] >= 0) continue;
+      const r = indices === null ? i : indices[i];
+      const from = offsets[r];
+      const to = offsets[r + 1];
+      this.start[g] = this.append(data, from, to);
+      this.size[g] = to - from;
+    }
+  }
+
+  merge(groups: Int32Array, n: number, states: readonly Column[]): void {
+    this.update(groups, n, states, null);
+  }
+
+  intermediate(groupCount: number): Column[] {
+    return [this.final(groupCount)];
+  }
+
+  final(groupCount: number): Column {
+    this.ensureGroups(Math.max(0, groupCount - 1));
+    let total = 0;
+    for (let g = 0; g < groupCount; g++) if (this.size[g] > 0) total += this.size[g];
+    const offsets = allocShared(Int32Array, groupCount + 1);
+    const data = allocShared(Uint8Array, total);
+    let validity: Uint8Array | null = null;
+    let pos = 0;
+    for (let g = 0; g < groupCount; g++) {
+      const len = this.size[g];
+      if (len < 0) {
+        validity ??= allocShared(Uint8Array, Math.ceil(groupCount / 8)).fill(0xff);
+        validity[g >> 3] &= ~(1 << (g & 7));
+      } else {
+        data.set(this.bytes.subarray(this.start[g], this.start[g] + len), pos);
+        pos += len;
+      }
+      offsets[g + 1] = pos;
+    }
+    const out: VarcharColumn = { kind: 'varchar', type: this.type, length: groupCount, validity, offsets, data };
+    return out;
+  }
+
+  memoryBytes(): number {
+    return this.bytes.length + this.size.length * 8;
+  }
+}
+
 /** Feeds the wrapped accumulator only the first occurrence of each value per group (single step only). */
 class DistinctAccumulator implements Accumulator {
   private readonly seen: Set<number | string>[] = [];
@@ -437,6 +530,7 @@ function createPlainAccumulator(spec: AggregateSpec, argIsString: boolean): Accu
     case 'min':
     case 'max':
     case 'arbitrary': {
+      if (spec.name === 'arbitrary' && argIsString) return new FirstBytesAccumulator(spec.type);
       const fold = spec.name === 'arbitrary' ? 'first' : spec.name;
       return argIsString ? new StringAccumulator(fold, spec.type) : new NumericAccumulator(fold, spec.type);
     }

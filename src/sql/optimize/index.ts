@@ -1,12 +1,14 @@
-// The optimizer driver: named rules run in order; each can be switched off (session property
-// `disabled_rules`, comma-separated) so tests can compare optimized and unoptimized results.
+// The optimizer driver: named rules run in order; a caller can switch rules off by name
+// (analyzeQuery's `disabledRules`) to compare optimized and unoptimized plans.
 
 import type { PlanNode } from '../plan.js';
 import { foldConstants } from './fold-constants.js';
+import { reduceGroupKeys } from './group-key-dependencies.js';
 import { pruneColumns } from './prune-columns.js';
 
 export const RULES: readonly { readonly name: string; readonly apply: (plan: PlanNode) => PlanNode }[] = [
   { name: 'fold_constants', apply: foldConstants },
+  { name: 'reduce_group_keys', apply: reduceGroupKeys },
   { name: 'prune_columns', apply: pruneColumns },
 ];
 

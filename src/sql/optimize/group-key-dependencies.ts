@@ -1,0 +1,92 @@
+// reduce_group_keys: a GROUP BY that includes a table's whole primary key groups by that key alone;
+// the key's other columns of the same table row (functionally dependent on it) are carried as
+// `arbitrary` aggregates. Q10 and Q18 group by a customer key plus the customer's name, address
+// and comment: hashing and comparing one bigint instead of several long strings per row.
+
+import type { Expr } from '../ir.js';
+import type { AggregateCall, PlanNode } from '../plan.js';
+
+/** The scan node and table column an output column reads unchanged, if it does. */
+interface Origin {
+  readonly scan: PlanNode & { kind: 'scan' };
+  readonly column: number;
+}
+
+function originOf(node: PlanNode, index: number): Origin | null {
+  switch (node.kind) {
+    case 'scan':
+      return { scan: node, column: node.columns[index] };
+    case 'filter':
+    case 'sort':
+    case 'limit':
+      return originOf(node.input, index);
+    case 'project': {
+      const e = node.exprs[index];
+      return e.kind === 'column' ? originOf(node.input, e.index) : null;
+    }
+    case 'join': {
+      const lw = node.left.fields.length;
+      if (index < lw) return originOf(node.left, index);
+      // Only inner joins keep the right side's rows whole; an outer join may NULL-extend them.
+      return node.joinType === 'inner' ? originOf(node.right, index - lw) : null;
+    }
+    default:
+      return null;
+  }
+}
+
+function rewrite(node: PlanNode & { kind: 'aggregate' }): PlanNode {
+  if (node.groupBy.length < 2) return node;
+  const origins = node.groupBy.map((k) => originOf(node.input, k));
+  // Group keys that are a whole primary key of one scan make that scan's other key columns dependent.
+  const dependent = new Set<number>();
+  const scans = new Set(origins.filter((o): o is Origin => o !== null).map((o) => o.scan));
+  for (const scan of scans) {
+    const pk = scan.table.primaryKey;
+    if (!pk || pk.length === 0) continue;
+    const columnsHere = origins.map((o) => (o && o.scan === scan ? o.column : -1));
+    if (!pk.every((c) => columnsHere.includes(c))) continue;
+    columnsHere.forEach((c, j) => {
+      if (c >= 0 && !pk.includes(c)) dependent.add(j);
+    });
+  }
+  if (dependent.size === 0) return node;
+  const keptKeys = node.groupBy.filter((_, j) => !dependent.has(j));
+  const carried = node.groupBy.filter((_, j) => dependent.has(j));
+  const inputFields = node.input.fields;
+  const arbitrary: AggregateCall[] = carried.map((k) => ({ name: 'arbitrary', args: [k], argType: inputFields[k].type, distinct: false, filter: null, type: inputFields[k].type }));
+  const keyCount = node.groupBy.length;
+  const aggregateFields = node.fields.slice(keyCount);
+  const reduced: PlanNode = {
+    kind: 'aggregate',
+    input: node.input,
+    groupBy: keptKeys,
+    aggregates: [...node.aggregates, ...arbitrary],
+    fields: [...keptKeys.map((k) => node.fields[node.groupBy.indexOf(k)]), ...aggregateFields, ...carried.map((k) => node.fields[node.groupBy.indexOf(k)])],
+  };
+  // Restore the original layout: the group keys in their order, then the aggregates.
+  let kept = 0;
+  let moved = 0;
+  const exprs: Expr[] = node.groupBy.map((_, j) => {
+    const index = dependent.has(j) ? keptKeys.length + node.aggregates.length + moved++ : kept++;
+    return { kind: 'column', index, type: node.fields[j].type } as Expr;
+  });
+  node.aggregates.forEach((_, a) => exprs.push({ kind: 'column', index: keptKeys.length + a, type: node.fields[keyCount + a].type } as Expr));
+  return { kind: 'project', input: reduced, exprs, fields: node.fields };
+}
+
+export function reduceGroupKeys(node: PlanNode): PlanNode {
+  switch (node.kind) {
+    case 'scan':
+    case 'values':
+      return node;
+    case 'join':
+      return { ...node, left: reduceGroupKeys(node.left), right: reduceGroupKeys(node.right) };
+    case 'union':
+      return { ...node, inputs: node.inputs.map(reduceGroupKeys) };
+    case 'aggregate':
+      return rewrite({ ...node, input: reduceGroupKeys(node.input) });
+    default:
+      return { ...node, input: reduceGroupKeys(node.input) } as PlanNode;
+  }
+}
