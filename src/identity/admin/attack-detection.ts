@@ -1,12 +1,12 @@
 // /admin/realms/{realm}/attack-detection/brute-force: a user's login-failure status, and clearing
 // it for one user or all (AttackDetectionResource). Clearing frees temporarily locked users and
 // re-enables users disabled by a permanent lockout; each clear writes one DELETE admin event.
-import { ERR } from '../errors.js';
 import type { UserEntity } from '../store/entities.js';
 import * as repo from '../store/repo.js';
 import { DISABLED_REASON, PERMANENT_LOCKOUT } from '../oidc/brute-force.js';
 import type { Tx } from '../store/store.js';
 import { noContent, ok, type AdminContext, type AdminRoutes } from './context.js';
+import { userOfPath } from './locate.js';
 
 const lockedOut = (u: UserEntity) => u.attributes[DISABLED_REASON]?.[0] === PERMANENT_LOCKOUT;
 
@@ -21,14 +21,7 @@ export function register(r: AdminRoutes): void {
   const svc = r.svc;
   const store = svc.store;
   const B = '/attack-detection/brute-force/users';
-  const locate = (ctx: AdminContext): UserEntity => {
-    const u = repo.userInRealm(store, ctx.realm.id, ctx.param('userId'));
-    if (!u) {
-      if (!ctx.auth.users.canQuery()) throw ERR.forbidden();
-      throw ERR.userNotFound();
-    }
-    return u;
-  };
+  const locate = (ctx: AdminContext): UserEntity => userOfPath(store, ctx);
 
   r.realm('GET', `${B}/:userId`, (ctx) => {
     ctx.auth.users.requireView();

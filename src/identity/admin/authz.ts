@@ -13,6 +13,7 @@ import {
   type AuthzPolicy, type AuthzResource, type AuthzScope, type ResourceServerEntity,
 } from '../model/authz.js';
 import { noContent, ok, page, type AdminContext, type AdminRoutes } from './context.js';
+import { clientOfPath } from './locate.js';
 
 const Any = z.record(z.string(), z.unknown());
 const STRATEGIES = ['UNANIMOUS', 'AFFIRMATIVE', 'CONSENSUS'] as const;
@@ -201,11 +202,7 @@ export function register(r: AdminRoutes): void {
     if (!ctx.auth.has('manage-authorization', 'manage-clients')) throw ERR.forbidden();
   };
   const locate = (ctx: AdminContext): { client: ClientEntity; rs: ResourceServerEntity } => {
-    const client = repo.clientInRealm(store, ctx.realm.id, ctx.param('clientUuid'));
-    if (!client) {
-      if (!ctx.auth.clients.canQuery()) throw ERR.forbidden();
-      throw ERR.clientNotFound();
-    }
+    const client = clientOfPath(store, ctx);
     const rs = store.get<ResourceServerEntity>('resourceServers', client.id);
     if (!rs) throw ERR.notFound('Resource server not found');
     return { client, rs };

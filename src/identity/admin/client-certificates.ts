@@ -4,13 +4,14 @@
 // `{attr}.certificate`; a private key is kept apart from the attributes and never returned by GET.
 import { createPrivateKey, createPublicKey, X509Certificate } from 'node:crypto';
 import { z } from 'zod';
-import { ERR, errorMessage } from '../errors.js';
+import { errorMessage } from '../errors.js';
 import type { ClientEntity } from '../store/entities.js';
 import * as repo from '../store/repo.js';
 import { generateRealmKeys } from '../oidc/keys.js';
 import { jks, pkcs12, readJks, readPkcs12 } from '../oidc/keystores.js';
 import { ok, type AdminContext, type AdminRoutes } from './context.js';
 import { parseForm } from './forms.js';
+import { clientOfPath } from './locate.js';
 
 const KeyStoreConfig = z.object({
   realmCertificate: z.boolean().nullish(),
@@ -51,14 +52,7 @@ export function register(r: AdminRoutes): void {
   const svc = r.svc;
   const store = svc.store;
   const P = '/clients/:clientUuid/certificates/:attr';
-  const locate = (ctx: AdminContext): ClientEntity => {
-    const c = repo.clientInRealm(store, ctx.realm.id, ctx.param('clientUuid'));
-    if (!c) {
-      if (!ctx.auth.clients.canQuery()) throw ERR.forbidden();
-      throw ERR.clientNotFound();
-    }
-    return c;
-  };
+  const locate = (ctx: AdminContext): ClientEntity => clientOfPath(store, ctx);
   const save = (ctx: AdminContext, c: ClientEntity, attr: string, info: { certificate?: string; publicKey?: string; keyPem?: string }, event: string) =>
     ctx.write((tx, ev) => {
       const cur = tx.get<ClientEntity>('clients', c.id)!;

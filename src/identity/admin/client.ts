@@ -16,19 +16,13 @@ import { clientRep, scopeNamesOf } from './clients.js';
 import { registerProtocolMappers } from './protocol-mappers.js';
 import { registerScopeMappings } from './scope-mappings.js';
 import { sessionRep } from './user.js';
+import { clientOfPath } from './locate.js';
 
 export function register(r: AdminRoutes): void {
   const svc = r.svc;
   const store = svc.store;
   const P = '/clients/:clientUuid';
-  const locate = (ctx: AdminContext): ClientEntity => {
-    const c = repo.clientInRealm(store, ctx.realm.id, ctx.param('clientUuid'));
-    if (!c) {
-      if (!ctx.auth.clients.canQuery()) throw ERR.forbidden();
-      throw ERR.clientNotFound();
-    }
-    return c;
-  };
+  const locate = (ctx: AdminContext): ClientEntity => clientOfPath(store, ctx);
   const view = (ctx: AdminContext) => ctx.auth.clients.requireView();
   const manage = (ctx: AdminContext) => ctx.auth.clients.requireManage();
 

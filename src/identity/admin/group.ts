@@ -10,17 +10,11 @@ import * as repo from '../store/repo.js';
 import { noContent, ok, page, type AdminContext, type AdminRoutes } from './context.js';
 import { groupAccess, groupRep, listGroups, moveGroup } from './groups.js';
 import { registerRoleMapper } from './role-mapper.js';
+import { groupOfPath } from './locate.js';
 
 export function register(r: AdminRoutes): void {
   const store = r.svc.store;
-  const locate = (ctx: AdminContext): GroupEntity => {
-    const g = repo.groupInRealm(store, ctx.realm.id, ctx.param('groupId'));
-    if (!g) {
-      if (!ctx.auth.groups.canQuery()) throw ERR.forbidden();
-      throw ERR.groupNotFound();
-    }
-    return g;
-  };
+  const locate = (ctx: AdminContext): GroupEntity => groupOfPath(store, ctx);
 
   r.realm('GET', '/groups/:groupId', (ctx) => {
     ctx.auth.groups.requireView();

@@ -12,6 +12,7 @@ import type { IdentityStore } from '../store/store.js';
 import { noContent, ok, page, type AdminContext, type AdminRoutes } from './context.js';
 import { groupRep } from './groups.js';
 import { resolveRoles } from './role-mapper.js';
+import { clientOfPath } from './locate.js';
 
 interface Container {
   clientId: string;
@@ -26,11 +27,7 @@ function realmContainer(): Container {
 }
 
 export function clientContainer(store: IdentityStore, ctx: AdminContext): Container {
-  const c = repo.clientInRealm(store, ctx.realm.id, ctx.param('clientUuid'));
-  if (!c) {
-    if (!ctx.auth.clients.canQuery()) throw ERR.forbidden();
-    throw ERR.clientNotFound();
-  }
+  const c = clientOfPath(store, ctx);
   return { clientId: c.id, client: c, type: 'CLIENT_ROLE', path: `clients/${c.id}/roles` };
 }
 

@@ -16,6 +16,7 @@ import { groupRep } from './groups.js';
 import { registerRoleMapper } from './role-mapper.js';
 import { userAccess } from './users.js';
 import { applyProfile, profileMetadata } from '../model/user-profile.js';
+import { userOfPath } from './locate.js';
 
 export function sessionRep(s: { id: string; username: string; userId: string; ipAddress: string; start: number; lastAccess: number; rememberMe: boolean; clients: Map<string, string> }) {
   return { id: s.id, username: s.username, userId: s.userId, ipAddress: s.ipAddress, start: s.start, lastAccess: s.lastAccess, rememberMe: s.rememberMe, clients: Object.fromEntries(s.clients), transientUser: false };
@@ -24,14 +25,7 @@ export function sessionRep(s: { id: string; username: string; userId: string; ip
 export function register(r: AdminRoutes): void {
   const svc = r.svc;
   const store = svc.store;
-  const locate = (ctx: AdminContext): UserEntity => {
-    const u = repo.userInRealm(store, ctx.realm.id, ctx.param('userId'));
-    if (!u) {
-      if (!ctx.auth.users.canQuery()) throw ERR.forbidden();
-      throw ERR.userNotFound();
-    }
-    return u;
-  };
+  const locate = (ctx: AdminContext): UserEntity => userOfPath(store, ctx);
   const P = '/users/:userId';
 
   r.realm('GET', P, (ctx) => {
