@@ -1,40 +1,18 @@
 // Authentication management and required actions through @keycloak/keycloak-admin-client, with the
 // admin events each change writes (exactly one) and each failure does not write.
-import KcAdminClient from '@keycloak/keycloak-admin-client';
+import type KcAdminClient from '@keycloak/keycloak-admin-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startIdentity, type Harness } from './identity-harness.js';
+import { adminClientFor, startIdentity, type Harness } from './identity-harness.js';
+import { eventsOf, failure } from './identity-harness.js';
 
 let h: Harness;
 let kc: KcAdminClient;
 const R = 'authn';
-
-async function failure(p: Promise<unknown>): Promise<{ status: number; data: unknown }> {
-  try {
-    await p;
-    return { status: 200, data: undefined };
-  } catch (e) {
-    const err = e as { response?: { status: number }; responseData?: unknown };
-    return { status: err.response?.status ?? -1, data: err.responseData };
-  }
-}
-
-async function eventCount(): Promise<number> {
-  return (await kc.realms.findAdminEvents({ realm: R, max: 10_000 })).length;
-}
-/** Runs fn and returns the admin events it wrote (newest first). */
-async function events(fn: () => Promise<unknown>) {
-  const before = await eventCount();
-  await fn();
-  const all = await kc.realms.findAdminEvents({ realm: R, max: 10_000 });
-  return all.slice(0, all.length - before);
-}
+const events = (fn: () => Promise<unknown>) => eventsOf(kc, R, fn);
 
 beforeAll(async () => {
   h = await startIdentity();
-  kc = new KcAdminClient({ baseUrl: h.baseUrl, realmName: 'master' });
-  await kc.auth({ username: 'admin', password: 'admin-pw', grantType: 'password', clientId: 'admin-cli' });
-  await kc.realms.create({ realm: R, enabled: true, adminEventsEnabled: true, adminEventsDetailsEnabled: true });
-  kc.setConfig({ realmName: R });
+  kc = await adminClientFor(h, { realm: R, enabled: true, adminEventsEnabled: true, adminEventsDetailsEnabled: true });
 });
 afterAll(async () => {
   await h?.close();

@@ -7,7 +7,7 @@ import { Router } from '../src/http/router.js';
 import { listen, type HttpServer } from '../src/http/server.js';
 import { openIdentityService, type IdentityService } from '../src/identity/service.js';
 import { registerIdentityRoutes } from '../src/identity/routes.js';
-import type KcAdminClient from '@keycloak/keycloak-admin-client';
+import KcAdminClient from '@keycloak/keycloak-admin-client';
 import { SMTPServer } from 'smtp-server';
 import type { AddressInfo } from 'node:net';
 
@@ -36,6 +36,16 @@ export async function startIdentity(opts: { dir?: string } = {}): Promise<Harnes
       if (!opts.dir) rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+// ── admin client ──
+/** Logs in to master as the admin, creates the realm `rep` and returns a client switched to it. */
+export async function adminClientFor(h: Harness, rep: Parameters<KcAdminClient['realms']['create']>[0] & { realm: string }): Promise<KcAdminClient> {
+  const kc = new KcAdminClient({ baseUrl: h.baseUrl, realmName: 'master' });
+  await kc.auth({ username: 'admin', password: 'admin-pw', grantType: 'password', clientId: 'admin-cli' });
+  await kc.realms.create(rep);
+  kc.setConfig({ realmName: rep.realm });
+  return kc;
 }
 
 // ── admin events and failures ──

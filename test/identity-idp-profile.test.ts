@@ -1,8 +1,8 @@
 // Identity providers (instances, mappers, import-config) and the user profile (UPConfig applied on
 // user create/update, unmanaged attribute policy), via @keycloak/keycloak-admin-client.
-import KcAdminClient from '@keycloak/keycloak-admin-client';
+import type KcAdminClient from '@keycloak/keycloak-admin-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startIdentity, type Harness } from './identity-harness.js';
+import { adminClientFor, startIdentity, type Harness } from './identity-harness.js';
 import { eventsOf, failure } from './identity-harness.js';
 
 let h: Harness;
@@ -12,10 +12,7 @@ const events = (fn: () => Promise<unknown>) => eventsOf(kc, R, fn);
 
 beforeAll(async () => {
   h = await startIdentity();
-  kc = new KcAdminClient({ baseUrl: h.baseUrl, realmName: 'master' });
-  await kc.auth({ username: 'admin', password: 'admin-pw', grantType: 'password', clientId: 'admin-cli' });
-  await kc.realms.create({ realm: R, enabled: true, adminEventsEnabled: true, adminEventsDetailsEnabled: true });
-  kc.setConfig({ realmName: R });
+  kc = await adminClientFor(h, { realm: R, enabled: true, adminEventsEnabled: true, adminEventsDetailsEnabled: true });
 });
 afterAll(async () => {
   await h?.close();

@@ -1,8 +1,8 @@
 // Organizations, e-mails (execute-actions, verify, reset-password, invitations, testSMTPConnection)
 // through a real SMTP server on loopback, and impersonation, via @keycloak/keycloak-admin-client.
-import KcAdminClient from '@keycloak/keycloak-admin-client';
+import type KcAdminClient from '@keycloak/keycloak-admin-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startIdentity, type Harness } from './identity-harness.js';
+import { adminClientFor, startIdentity, type Harness } from './identity-harness.js';
 import { eventsOf, failure } from './identity-harness.js';
 import { startSmtp, type Smtp } from './identity-harness.js';
 
@@ -15,15 +15,12 @@ const users: Record<string, string> = {};
 
 beforeAll(async () => {
   [h, smtp] = await Promise.all([startIdentity(), startSmtp({ user: 'mailer', password: 'mail-pw' })]);
-  kc = new KcAdminClient({ baseUrl: h.baseUrl, realmName: 'master' });
-  await kc.auth({ username: 'admin', password: 'admin-pw', grantType: 'password', clientId: 'admin-cli' });
-  await kc.realms.create({
+  kc = await adminClientFor(h, {
     realm: R,
     enabled: true,
     adminEventsEnabled: true,
     users: ['ann', 'bob', 'cat', 'dan'].map((u, i) => ({ username: u, email: `${u}@ex${i % 2}.org`, firstName: u.toUpperCase(), enabled: true })),
   });
-  kc.setConfig({ realmName: R });
   for (const u of await kc.users.find()) users[u.username!] = u.id!;
 });
 afterAll(async () => {

@@ -1,26 +1,14 @@
-import KcAdminClient from '@keycloak/keycloak-admin-client';
+import type KcAdminClient from '@keycloak/keycloak-admin-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startIdentity, type Harness } from './identity-harness.js';
+import { adminClientFor, failure, startIdentity, type Harness } from './identity-harness.js';
 
 let h: Harness;
 let kc: KcAdminClient;
 const R = 'imp';
 
-async function failure(p: Promise<unknown>): Promise<{ status: number; data: unknown }> {
-  try {
-    await p;
-    return { status: 200, data: undefined };
-  } catch (e) {
-    const err = e as { response?: { status: number }; responseData?: unknown };
-    return { status: err.response?.status ?? -1, data: err.responseData };
-  }
-}
-
 beforeAll(async () => {
   h = await startIdentity();
-  kc = new KcAdminClient({ baseUrl: h.baseUrl, realmName: 'master' });
-  await kc.auth({ username: 'admin', password: 'admin-pw', grantType: 'password', clientId: 'admin-cli' });
-  await kc.realms.create({
+  kc = await adminClientFor(h, {
     realm: R,
     enabled: true,
     adminEventsEnabled: true,
@@ -32,7 +20,6 @@ beforeAll(async () => {
     groups: [{ name: 'sales', realmRoles: ['analyst'], subGroups: [{ name: 'emea' }] }],
     users: [{ username: 'erin', enabled: true, email: 'erin@imp.org', groups: ['/sales/emea'], realmRoles: ['lead'], clientRoles: { portal: ['portal-user'] }, credentials: [{ type: 'password', value: 'secret-1' }] }],
   });
-  kc.setConfig({ realmName: R });
 });
 afterAll(async () => {
   await h?.close();

@@ -1,9 +1,9 @@
 // Brute-force protection end to end (locked out through the token endpoint, cleared through the
 // admin API) and sessions made by the token endpoint (user, client and offline; list, count,
 // delete, logout, logout-all; idle and max lifespans on refresh).
-import KcAdminClient from '@keycloak/keycloak-admin-client';
+import type KcAdminClient from '@keycloak/keycloak-admin-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startIdentity, type Harness } from './identity-harness.js';
+import { adminClientFor, startIdentity, type Harness } from './identity-harness.js';
 import { eventsOf, failure } from './identity-harness.js';
 
 let h: Harness;
@@ -32,9 +32,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 beforeAll(async () => {
   h = await startIdentity();
-  kc = new KcAdminClient({ baseUrl: h.baseUrl, realmName: 'master' });
-  await kc.auth({ username: 'admin', password: 'admin-pw', grantType: 'password', clientId: 'admin-cli' });
-  await kc.realms.create({
+  kc = await adminClientFor(h, {
     realm: R,
     enabled: true,
     adminEventsEnabled: true,
@@ -45,7 +43,6 @@ beforeAll(async () => {
     passwordPolicy: 'hashIterations(1000)',
     users: ['eve', 'fay', 'gus', 'hal'].map((u) => ({ username: u, enabled: true, credentials: [{ type: 'password', value: `pw-${u}` }] })),
   });
-  kc.setConfig({ realmName: R });
   for (const u of await kc.users.find()) ids[u.username!] = u.id!;
 });
 afterAll(async () => {
