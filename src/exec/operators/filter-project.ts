@@ -5,8 +5,8 @@ import type { Column, Page } from '../../data/page.js';
 import type { Expr } from '../../sql/ir.js';
 import { compileFilter, compileProjection, shapesOf } from '../compile/compile.js';
 import { gatherColumn } from '../gather.js';
-import { emptyOperatorStats, nowNanos, recordInput, recordOutput, type OperatorStats } from '../metrics.js';
-import type { Operator, PageSink } from './operator.js';
+import { emptyOperatorStats, type OperatorStats } from '../metrics.js';
+import { streamPage, type Operator, type PageSink } from './operator.js';
 
 export class FilterProjectOperator implements Operator {
   readonly stats: OperatorStats;
@@ -22,14 +22,7 @@ export class FilterProjectOperator implements Operator {
   }
 
   addInput(page: Page): void {
-    const start = nowNanos();
-    recordInput(this.stats, page);
-    const out = this.process(page);
-    this.stats.addInputNanos += nowNanos() - start;
-    if (out && out.length > 0) {
-      recordOutput(this.stats, out);
-      this.next(out);
-    }
+    streamPage(this.stats, page, (p) => this.process(p), this.next);
   }
 
   process(page: Page): Page | null {

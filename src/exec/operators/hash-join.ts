@@ -10,8 +10,8 @@ import { stringValues } from '../column-readers.js';
 import { compileFilter, shapesOf } from '../compile/compile.js';
 import { gatherColumn, gatherWithNulls } from '../gather.js';
 import { hashNumber, hashRow, readKeys, type JoinTable, type KeyReader } from '../join-table.js';
-import { emptyOperatorStats, nowNanos, recordInput, recordOutput, type OperatorStats } from '../metrics.js';
-import type { Operator, PageSink } from './operator.js';
+import { emptyOperatorStats, type OperatorStats } from '../metrics.js';
+import { streamPage, type Operator, type PageSink } from './operator.js';
 
 export type ProbeJoinType = 'inner' | 'left' | 'full' | 'semi' | 'anti' | 'mark';
 
@@ -132,14 +132,7 @@ export class HashJoinOperator implements Operator {
   }
 
   addInput(page: Page): void {
-    const start = nowNanos();
-    recordInput(this.stats, page);
-    const out = this.process(page);
-    this.stats.addInputNanos += nowNanos() - start;
-    if (out && out.length > 0) {
-      recordOutput(this.stats, out);
-      this.next(out);
-    }
+    streamPage(this.stats, page, (p) => this.process(p), this.next);
   }
 
   private process(page: Page): Page | null {
