@@ -290,13 +290,9 @@ export class QueryExecution {
   private async emitUnmatched(stage: StagePlan, task: SqlTask, joins: Joins): Promise<void> {
     const u = stage.emitUnmatched;
     if (!u || this.stopped) return;
-    const table = await this.joinTable(stage.builds.find((b) => b.joinId === u.joinId) as BuildInput);
-    const flags = table.matched as Uint8Array;
-    let count = 0;
-    for (let r = 0; r < table.rowCount; r++) if (flags[r] === 0) count++;
+    const { table, sel } = await this.markedRows(stage, u.joinId, 0);
+    const count = sel.length;
     if (count === 0) return;
-    const sel = new Int32Array(count);
-    for (let r = 0, k = 0; r < table.rowCount; r++) if (flags[r] === 0) sel[k++] = r;
     const page: Page = {
       length: count,
       columns: u.inputTypes.map((type, c) => (c < u.leftWidth ? gatherColumn(table.page.columns[c], sel, count) : nullColumn(type, count))),
@@ -312,16 +308,20 @@ export class QueryExecution {
   private async emitMarked(stage: StagePlan, task: SqlTask): Promise<void> {
     const mark = stage.emitMarked;
     if (!mark || this.stopped) return;
-    const build = stage.builds.find((b) => b.joinId === mark.joinId) as BuildInput;
-    const table = await this.joinTable(build);
+    const { table, sel } = await this.markedRows(stage, mark.joinId, mark.anti ? 0 : 1);
+    if (sel.length === 0) return;
+    task.outputBuffer.enqueue({ length: sel.length, columns: table.page.columns.map((c) => gatherColumn(c, sel, sel.length)) });
+  }
+
+  /** The build rows of a stage's match-tracking join whose flag is `want` (1 matched, 0 not). */
+  private async markedRows(stage: StagePlan, joinId: number, want: 0 | 1): Promise<{ table: JoinTable; sel: Int32Array }> {
+    const table = await this.joinTable(stage.builds.find((b) => b.joinId === joinId) as BuildInput);
     const flags = table.matched as Uint8Array;
-    const want = mark.anti ? 0 : 1;
-    const keep: number[] = [];
-    for (let r = 0; r < table.rowCount; r++) if (flags[r] === want) keep.push(r);
-    if (keep.length === 0) return;
-    const sel = Int32Array.from(keep);
-    const page: Page = { length: sel.length, columns: table.page.columns.map((c) => gatherColumn(c, sel, sel.length)) };
-    task.outputBuffer.enqueue(page);
+    let count = 0;
+    for (let r = 0; r < table.rowCount; r++) if (flags[r] === want) count++;
+    const sel = new Int32Array(count);
+    for (let r = 0, k = 0; r < table.rowCount; r++) if (flags[r] === want) sel[k++] = r;
+    return { table, sel };
   }
 
   /** A task is FINISHED once its buffer has been read to the end. */

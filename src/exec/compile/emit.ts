@@ -436,21 +436,17 @@ export class KernelBuilder {
     // A plain UTF-8 column against a simple constant pattern: match the bytes, never decode.
     if (arg.kind === 'column' && this.shapes[arg.index]?.kind === 'varchar' && !escape && pattern.kind === 'literal' && typeof pattern.value === 'string') {
       const columnWide = byteLikeColumnMatcher(pattern.value);
-      const bytes = byteLikeMatcher(pattern.value);
-      if (columnWide) {
-        this.emitColumn(arg.index);
-        const hits = this.hoist(`${this.constant(columnWide)}(cols[${arg.index}])`);
-        const shape = this.shapes[arg.index];
-        const n = shape.nullable ? `(m${arg.index} !== null && ((m${arg.index}[i >> 3] >> (i & 7)) & 1) === 0)` : 'false';
-        return { v: `(${hits}[i] ${negated ? '===' : '!=='} 0)`, n };
-      }
-      if (bytes) {
+      const bytes = columnWide ? null : byteLikeMatcher(pattern.value);
+      if (columnWide || bytes) {
         this.emitColumn(arg.index); // declares the column in the prologue
-        const m = this.constant(bytes);
-        const c = `c${arg.index}`;
         const shape = this.shapes[arg.index];
         const n = shape.nullable ? `(m${arg.index} !== null && ((m${arg.index}[i >> 3] >> (i & 7)) & 1) === 0)` : 'false';
-        return { v: `(${not}${m}(${c}.data, ${c}.offsets[i], ${c}.offsets[i + 1]))`, n };
+        if (columnWide) {
+          const hits = this.hoist(`${this.constant(columnWide)}(cols[${arg.index}])`);
+          return { v: `(${hits}[i] ${negated ? '===' : '!=='} 0)`, n };
+        }
+        const c = `c${arg.index}`;
+        return { v: `(${not}${this.constant(bytes)}(${c}.data, ${c}.offsets[i], ${c}.offsets[i + 1]))`, n };
       }
     }
     if (pattern.kind === 'literal' && typeof pattern.value === 'string' && (!escape || (escape.kind === 'literal' && typeof escape.value === 'string'))) {

@@ -51,27 +51,24 @@ function rewrite(node: PlanNode & { kind: 'aggregate' }): PlanNode {
     });
   }
   if (dependent.size === 0) return node;
-  const keptKeys = node.groupBy.filter((_, j) => !dependent.has(j));
-  const carried = node.groupBy.filter((_, j) => dependent.has(j));
-  const inputFields = node.input.fields;
-  const arbitrary: AggregateCall[] = carried.map((k) => ({ name: 'arbitrary', args: [k], argType: inputFields[k].type, distinct: false, filter: null, type: inputFields[k].type }));
   const keyCount = node.groupBy.length;
-  const aggregateFields = node.fields.slice(keyCount);
+  const kept = node.groupBy.map((_, j) => j).filter((j) => !dependent.has(j));
+  const carried = node.groupBy.map((_, j) => j).filter((j) => dependent.has(j));
+  const inputFields = node.input.fields;
+  const arbitrary: AggregateCall[] = carried.map((j) => {
+    const type = inputFields[node.groupBy[j]].type;
+    return { name: 'arbitrary', args: [node.groupBy[j]], argType: type, distinct: false, filter: null, type };
+  });
   const reduced: PlanNode = {
     kind: 'aggregate',
     input: node.input,
-    groupBy: keptKeys,
+    groupBy: kept.map((j) => node.groupBy[j]),
     aggregates: [...node.aggregates, ...arbitrary],
-    fields: [...keptKeys.map((k) => node.fields[node.groupBy.indexOf(k)]), ...aggregateFields, ...carried.map((k) => node.fields[node.groupBy.indexOf(k)])],
+    fields: [...kept.map((j) => node.fields[j]), ...node.fields.slice(keyCount), ...carried.map((j) => node.fields[j])],
   };
   // Restore the original layout: the group keys in their order, then the aggregates.
-  let kept = 0;
-  let moved = 0;
-  const exprs: Expr[] = node.groupBy.map((_, j) => {
-    const index = dependent.has(j) ? keptKeys.length + node.aggregates.length + moved++ : kept++;
-    return { kind: 'column', index, type: node.fields[j].type } as Expr;
-  });
-  node.aggregates.forEach((_, a) => exprs.push({ kind: 'column', index: keptKeys.length + a, type: node.fields[keyCount + a].type } as Expr));
+  const position = (j: number): number => (dependent.has(j) ? kept.length + node.aggregates.length + carried.indexOf(j) : kept.indexOf(j));
+  const exprs: Expr[] = node.fields.map((f, i) => ({ kind: 'column', index: i < keyCount ? position(i) : kept.length + (i - keyCount), type: f.type }) as Expr);
   return { kind: 'project', input: reduced, exprs, fields: node.fields };
 }
 
