@@ -62,15 +62,16 @@ export function formatDate(days: number): string {
 
 export function formatTimestamp(ms: number): string {
   const days = Math.floor(ms / MS_PER_DAY);
-  let rem = ms - days * MS_PER_DAY;
-  const h = Math.floor(rem / 3_600_000);
-  rem -= h * 3_600_000;
-  const mi = Math.floor(rem / 60_000);
-  rem -= mi * 60_000;
-  const s = Math.floor(rem / 1000);
-  const f = rem - s * 1000;
+  return `${formatDate(days)} ${formatTimeOfDay(ms - days * MS_PER_DAY)}`;
+}
+
+/** `HH:MM:SS.fff` for milliseconds within one day. */
+function formatTimeOfDay(ms: number): string {
+  const h = Math.floor(ms / 3_600_000);
+  const mi = Math.floor((ms % 3_600_000) / 60_000);
+  const s = Math.floor((ms % 60_000) / 1000);
   const p2 = (n: number): string => (n < 10 ? `0${n}` : String(n));
-  return `${formatDate(days)} ${p2(h)}:${p2(mi)}:${p2(s)}.${String(f).padStart(3, '0')}`;
+  return `${p2(h)}:${p2(mi)}:${p2(s)}.${String(ms % 1000).padStart(3, '0')}`;
 }
 
 /** Adds months to a date, clamping the day to the target month's length (Trino semantics). */
@@ -117,17 +118,9 @@ export function formatDouble(x: number): string {
 
 export function formatIntervalDayTime(ms: number): string {
   const negative = ms < 0;
-  let rem = Math.abs(ms);
-  const days = Math.floor(rem / MS_PER_DAY);
-  rem -= days * MS_PER_DAY;
-  const h = Math.floor(rem / 3_600_000);
-  rem -= h * 3_600_000;
-  const mi = Math.floor(rem / 60_000);
-  rem -= mi * 60_000;
-  const s = Math.floor(rem / 1000);
-  const f = rem - s * 1000;
-  const p2 = (n: number): string => String(n).padStart(2, '0');
-  return `${negative ? '-' : ''}${days} ${p2(h)}:${p2(mi)}:${p2(s)}.${String(f).padStart(3, '0')}`;
+  const abs = Math.abs(ms);
+  const days = Math.floor(abs / MS_PER_DAY);
+  return `${negative ? '-' : ''}${days} ${formatTimeOfDay(abs - days * MS_PER_DAY)}`;
 }
 
 export function formatIntervalYearMonth(months: number): string {

@@ -45,25 +45,19 @@ async function main(): Promise<void> {
   results['reads non-2xx'] = read.non2xx;
 
   await fetch(`${base}/admin/realms/master/clients`, { method: 'POST', headers: auth, body: JSON.stringify({ clientId: 'bench-svc', secret: 'bench-secret', serviceAccountsEnabled: true }) });
-  const cc = await autocannon({
-    url: `${base}/realms/master/protocol/openid-connect/token`,
-    connections: 32,
-    duration: seconds,
-    workers: 1,
-    method: 'POST',
-    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-    body: 'grant_type=client_credentials&client_id=bench-svc&client_secret=bench-secret',
-  });
+  const grants = (form: string) =>
+    autocannon({
+      url: `${base}/realms/master/protocol/openid-connect/token`,
+      connections: 32,
+      duration: seconds,
+      workers: 1,
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: form,
+    });
+  const cc = await grants('grant_type=client_credentials&client_id=bench-svc&client_secret=bench-secret');
   results['token grants/s (client_credentials)'] = Math.round(cc.requests.average);
-  const pw = await autocannon({
-    url: `${base}/realms/master/protocol/openid-connect/token`,
-    connections: 32,
-    duration: seconds,
-    workers: 1,
-    method: 'POST',
-    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-    body: 'grant_type=password&client_id=admin-cli&username=admin&password=bench-pw',
-  });
+  const pw = await grants('grant_type=password&client_id=admin-cli&username=admin&password=bench-pw');
   results['token grants/s (password, verified-hash cache warm)'] = Math.round(pw.requests.average);
   console.log(JSON.stringify(results, null, 2));
   await server.close();
