@@ -47,4 +47,19 @@ describe('plan choices', () => {
     const text = await plan('select l.orderkey, l.shipmode, count(*) from lineitem l group by l.orderkey, l.shipmode');
     expect(text).not.toMatch(/arbitrary/u);
   });
+
+  it('a correlated subquery aggregates only the keys its outer relation keeps after its IN filter (semi-join reduction)', async () => {
+    const text = await plan(`select ps.suppkey from partsupp ps
+      where ps.partkey in (select p.partkey from part p where p.name like 'forest%')
+        and ps.availqty > (select 0.5 * sum(l.quantity) from lineitem l where l.partkey = ps.partkey and l.suppkey = ps.suppkey)`);
+    const stage = text.split(/\n(?=Fragment )/u).find((f) => f.includes('tpch.tiny.lineitem')) ?? '';
+    expect(stage).toMatch(/LookupJoinOperator\[type = SEMI[^\n]*\n[\s\S]*HashAggregationOperator\[step = PARTIAL/u);
+  });
+
+  it('a correlated subquery over an unfiltered outer relation is not reduced', async () => {
+    const text = await plan('select ps.suppkey from partsupp ps where ps.availqty > (select sum(l.quantity) from lineitem l where l.partkey = ps.partkey)');
+    const stage = text.split(/\n(?=Fragment )/u).find((f) => f.includes('tpch.tiny.lineitem')) ?? '';
+    expect(stage).toMatch(/HashAggregationOperator/u);
+    expect(stage).not.toMatch(/SEMI/u);
+  });
 });

@@ -67,13 +67,15 @@ export function readKeys(columns: readonly Column[]): KeyReader {
   };
 }
 
+export const ROW_HASH_SEED = 0x2545f491;
+
 /** Hash of row `r`'s keys, or undefined when a key is NULL (NULL never joins). */
 export function hashRow(k: KeyReader, r: number): number | undefined {
   if (k.numbers.length === 1 && k.numbers[0] !== null) {
     const nulls = k.nulls[0];
     return nulls !== null && nulls[r] === 1 ? undefined : hashNumber(k.numbers[0][r]);
   }
-  let h = 0x2545f491;
+  let h = ROW_HASH_SEED;
   for (let c = 0; c < k.numbers.length; c++) {
     const nulls = k.nulls[c];
     if (nulls !== null && nulls[r] === 1) return undefined;

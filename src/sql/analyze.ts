@@ -390,6 +390,8 @@ function reduceSubquery(plan: PlanNode, keyCount: number, reducer: { plan: PlanN
   if (plan.kind === 'aggregate') {
     if (plan.groupBy.length < keyCount || plan.groupBy.slice(0, keyCount).some((g, i) => g !== i)) return plan;
     const pre = plan.input;
+    // Hashing a reducer about as large as the subquery's input would cost more than it saves.
+    if (estimateRows(reducer.plan) > 0.5 * estimateRows(pre)) return plan;
     const keys = pre.fields.slice(0, keyCount).map((f, i) => col(i, f.type));
     const reduced = joinPlans(pre, reducer.plan, keys, reducer.keys, null, 'semi');
     return { ...plan, input: reduced };
@@ -739,13 +741,25 @@ function analyzeSelect(ast: AstNode, outerCtx: AnalysisContext, outer: Scope | u
   preSubqueries.reducer = (outerKeys) => {
     const cols = new Set<number>();
     for (const k of outerKeys) referencedColumns(k, cols);
-    const owners = new Set([...cols].map((c) => from.relations.findIndex((r) => c >= r.offset && c < r.offset + r.width)));
-    if (owners.size !== 1 || from.relations.length < 2) return undefined;
-    const r = from.relations[[...owners][0]];
+    const ownerOf = (c: number): number => relations.findIndex((r) => c >= r.offset && c < r.offset + r.width);
+    const owners = new Set([...cols].map(ownerOf));
+    if (owners.size !== 1) return undefined;
+    const index = [...owners][0];
+    if (index < 0) return undefined;
+    const r = relations[index];
     const inR = (e: Expr): boolean => [...referencedColumns(e)].every((c) => c >= r.offset && c < r.offset + r.width);
     const filters = local.filter((e) => referencedColumns(e).size > 0 && inR(e)).map((e) => remapColumns(e, (i) => i - r.offset));
-    if (filters.length === 0) return undefined;
-    const plan: PlanNode = { kind: 'filter', input: r.plan, predicate: andAll(filters) as Expr, fields: r.plan.fields };
+    // The relation as the outer query narrows it: its own filters and the semi joins that read only it.
+    let plan = r.plan;
+    let narrowed = plan !== from.relations[index].plan || filters.length > 0;
+    for (const p of later) {
+      const readsOnlyR = [...semiJoinOuterColumns(p, sourceWidth)].every((c) => ownerOf(c) === index);
+      if (p.anti || !readsOnlyR || estimateRows(p.sub) > 0.5 * estimateRows(r.plan)) continue;
+      plan = attachSemiJoin(plan, p, (i) => i - r.offset, sourceWidth);
+      narrowed = true;
+    }
+    if (!narrowed) return undefined;
+    if (filters.length > 0) plan = { kind: 'filter', input: plan, predicate: andAll(filters) as Expr, fields: plan.fields };
     return { plan, keys: outerKeys.map((k) => remapColumns(k, (i) => i - r.offset)) };
   };
 

@@ -9,7 +9,7 @@ import { EngineError } from '../../util/engine-error.js';
 import { stringValues } from '../column-readers.js';
 import { compileFilter, shapesOf } from '../compile/compile.js';
 import { gatherColumn, gatherWithNulls } from '../gather.js';
-import { hashNumber, hashRow, readKeys, type JoinTable, type KeyReader } from '../join-table.js';
+import { hashNumber, hashRow, mixNumber, readKeys, ROW_HASH_SEED, type JoinTable, type KeyReader } from '../join-table.js';
 import { emptyOperatorStats, type OperatorStats } from '../metrics.js';
 import { streamPage, type Operator, type PageSink } from './operator.js';
 
@@ -112,11 +112,36 @@ export class HashJoinOperator implements Operator {
       }
       return count;
     }
+    if (probe.numbers.length === 2) {
+      const [a, b] = probe.numbers;
+      const [ba, bb] = t.numericKeys;
+      if (a && b && ba && bb) return this.matchTwoNumbers(page.length, a, b, probe.nulls[0], probe.nulls[1], ba, bb);
+    }
     for (let i = 0; i < page.length; i++) {
       const h = hashRow(probe, i);
       if (h === undefined) continue;
       for (let j = t.buckets[h & mask]; j >= 0; j = t.next[j]) {
         if (t.hashes[j] === h && this.keysEqual(probe, i, j)) this.push(count++, i, j);
+      }
+    }
+    return count;
+  }
+
+  /** Two numeric keys (e.g. partkey, suppkey): hashed and compared inline. */
+  private matchTwoNumbers(n: number, a: Float64Array, b: Float64Array, na: Uint8Array | null, nb: Uint8Array | null, ba: Float64Array, bb: Float64Array): number {
+    const t = this.table;
+    const mask = t.buckets.length - 1;
+    const buckets = t.buckets;
+    const nextRow = t.next;
+    const hashes = t.hashes;
+    let count = 0;
+    for (let i = 0; i < n; i++) {
+      if ((na !== null && na[i] === 1) || (nb !== null && nb[i] === 1)) continue;
+      const x = a[i];
+      const y = b[i];
+      const h = mixNumber(mixNumber(ROW_HASH_SEED, x), y);
+      for (let j = buckets[h & mask]; j >= 0; j = nextRow[j]) {
+        if (hashes[j] === h && ba[j] === x && bb[j] === y) this.push(count++, i, j);
       }
     }
     return count;
