@@ -103,6 +103,103 @@ class CountAccumulator implements Accumulator {
   }
 }
 
+/**
+ * Per-group double sums whose merges are compensated (Neumaier). A driver sums its own split in a
+ * fixed order, but partial states reach the final step in whatever order workers finish, and plain
+ * float addition would make the total depend on that order: a query comparing a sum with itself
+ * (Q15's `total_revenue = max(total_revenue)`) would then fail at random. Merged compensated, the
+ * total is the exactly rounded sum of the partials, whatever their order (all but pathological cases).
+ */
+class CompensatedSums {
+  readonly sums = new Growable();
+  private comp = new Float64Array(64);
+
+  ensure(n: number): void {
+    this.sums.ensure(n);
+    if (this.comp.length < this.sums.values.length) {
+      const c = new Float64Array(this.sums.values.length);
+      c.set(this.comp);
+      this.comp = c;
+    }
+  }
+
+  /** Raw values in row order: plain addition (rows with mask 0 or NULL skipped). */
+  update(groups: Int32Array, n: number, v: ArrayLike<number>, nulls: Uint8Array | null, mask: Uint8Array | null): void {
+    const values = this.sums.values;
+    const empty = this.sums.empty;
+    if (mask === null && nulls === null) {
+      for (let i = 0; i < n; i++) {
+        const g = groups[i];
+        values[g] = empty[g] === 1 ? v[i] : values[g] + v[i];
+        empty[g] = 0;
+      }
+      return;
+    }
+    for (let i = 0; i < n; i++) {
+      if ((mask !== null && mask[i] === 0) || (nulls !== null && nulls[i] === 1)) continue;
+      const g = groups[i];
+      values[g] = empty[g] === 1 ? v[i] : values[g] + v[i];
+      empty[g] = 0;
+    }
+  }
+
+  /** A partial sum, in any order: compensated (`first`: whether an empty group takes x as is). */
+  merge(g: number, x: number, first = true): void {
+    const s = this.sums;
+    if (first && s.empty[g] === 1) {
+      s.values[g] = x;
+      s.empty[g] = 0;
+      return;
+    }
+    const a = s.values[g];
+    const t = a + x;
+    this.comp[g] += Math.abs(a) >= Math.abs(x) ? a - t + x : x - t + a;
+    s.values[g] = t;
+  }
+
+  total(g: number): number {
+    const s = this.sums.values[g];
+    // Past ±Infinity (or at NaN) the compensation means nothing.
+    return Number.isFinite(s) ? s + this.comp[g] : s;
+  }
+
+  totals(groupCount: number): Float64Array {
+    this.ensure(groupCount);
+    const out = new Float64Array(groupCount);
+    for (let g = 0; g < groupCount; g++) out[g] = this.total(g); // empty groups hold 0
+    return out;
+  }
+}
+
+/** sum over double (partial state: the sum). */
+class DoubleSumAccumulator implements Accumulator {
+  private readonly state = new CompensatedSums();
+
+  update(groups: Int32Array, n: number, args: readonly Column[], mask: Uint8Array | null): void {
+    this.state.ensure(maxGroup(groups, n));
+    this.state.update(groups, n, numericValues(args[0]), nullFlags(args[0]), mask);
+  }
+
+  merge(groups: Int32Array, n: number, states: readonly Column[]): void {
+    this.state.ensure(maxGroup(groups, n));
+    const v = numericValues(states[0]);
+    const nulls = nullFlags(states[0]);
+    for (let i = 0; i < n; i++) if (nulls === null || nulls[i] === 0) this.state.merge(groups[i], v[i]);
+  }
+
+  intermediate(groupCount: number): Column[] {
+    return [this.final(groupCount)];
+  }
+
+  final(groupCount: number): Column {
+    return columnFromNumbers(DOUBLE, this.state.totals(groupCount), this.state.sums.empty, groupCount);
+  }
+
+  memoryBytes(): number {
+    return this.state.sums.values.byteLength * 2.125;
+  }
+}
+
 type NumericFold = 'sum' | 'min' | 'max' | 'and' | 'or' | 'first';
 
 /** sum/min/max/bool_and/bool_or/arbitrary over numbers: one value per group plus an empty flag. */
@@ -188,18 +285,23 @@ class NumericAccumulator implements Accumulator {
 }
 
 class AverageAccumulator implements Accumulator {
-  private readonly sums = new Growable();
+  /** Double averages merge compensated (see CompensatedSums); decimal sums are exact scaled integers. */
+  private readonly sums = new CompensatedSums();
   private readonly counts = new Growable();
 
   constructor(private readonly type: SqlType) {}
 
-  update(groups: Int32Array, n: number, args: readonly Column[], mask: Uint8Array | null): void {
-    const m = maxGroup(groups, n);
+  private ensure(m: number): void {
     this.sums.ensure(m);
     this.counts.ensure(m);
+  }
+
+  update(groups: Int32Array, n: number, args: readonly Column[], mask: Uint8Array | null): void {
+    this.ensure(maxGroup(groups, n));
     const v = numericValues(args[0]);
     const nulls = nullFlags(args[0]);
-    const s = this.sums.values;
+    // Sums start at 0 and the counts say which groups are empty: one plain loop.
+    const s = this.sums.sums.values;
     const c = this.counts.values;
     for (let i = 0; i < n; i++) {
       if ((mask !== null && mask[i] === 0) || (nulls !== null && nulls[i] === 1)) continue;
@@ -209,28 +311,24 @@ class AverageAccumulator implements Accumulator {
   }
 
   merge(groups: Int32Array, n: number, states: readonly Column[]): void {
-    const m = maxGroup(groups, n);
-    this.sums.ensure(m);
-    this.counts.ensure(m);
+    this.ensure(maxGroup(groups, n));
     const sv = numericValues(states[0]);
     const cv = numericValues(states[1]);
-    const s = this.sums.values;
     const c = this.counts.values;
     for (let i = 0; i < n; i++) {
-      s[groups[i]] += sv[i];
+      this.sums.merge(groups[i], sv[i], false);
       c[groups[i]] += cv[i];
     }
   }
 
   intermediate(groupCount: number): Column[] {
-    this.sums.ensure(groupCount);
-    this.counts.ensure(groupCount);
+    this.ensure(groupCount);
     const sumType = this.type.id === 'decimal' ? decimal(MAX_DECIMAL_PRECISION, this.type.scale ?? 0) : DOUBLE;
-    return [columnFromNumbers(sumType, this.sums.values, null, groupCount), columnFromNumbers(BIGINT, this.counts.values, null, groupCount)];
+    return [columnFromNumbers(sumType, this.sums.totals(groupCount), null, groupCount), columnFromNumbers(BIGINT, this.counts.values, null, groupCount)];
   }
 
   final(groupCount: number): Column {
-    this.sums.ensure(groupCount);
+    const sums = this.sums.totals(groupCount);
     this.counts.ensure(groupCount);
     const out = new Float64Array(groupCount);
     const nulls = new Uint8Array(groupCount);
@@ -238,13 +336,13 @@ class AverageAccumulator implements Accumulator {
     for (let g = 0; g < groupCount; g++) {
       const c = this.counts.values[g];
       if (c === 0) nulls[g] = 1;
-      else out[g] = decimalType ? roundHalfUp(this.sums.values[g] / c) : this.sums.values[g] / c;
+      else out[g] = decimalType ? roundHalfUp(sums[g] / c) : sums[g] / c;
     }
     return columnFromNumbers(this.type, this.type.id === 'real' ? Float32Array.from(out) : out, nulls, groupCount);
   }
 
   memoryBytes(): number {
-    return this.sums.values.byteLength * 2.25;
+    return this.sums.sums.values.byteLength * 3.25;
   }
 }
 
@@ -515,7 +613,7 @@ function createPlainAccumulator(spec: AggregateSpec, argIsString: boolean): Accu
     case 'count_star':
       return new CountAccumulator(true);
     case 'sum':
-      return new NumericAccumulator('sum', spec.type);
+      return spec.type.id === 'double' ? new DoubleSumAccumulator() : new NumericAccumulator('sum', spec.type);
     case 'avg':
       return new AverageAccumulator(spec.type);
     case 'bool_and':
