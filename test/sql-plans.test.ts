@@ -62,4 +62,23 @@ describe('plan choices', () => {
     expect(stage).toMatch(/HashAggregationOperator/u);
     expect(stage).not.toMatch(/SEMI/u);
   });
+
+  it('an aggregation over facts is computed before joining dimensions on their key (eager aggregation)', async () => {
+    const text = await plan(`select c.custkey, c.name, n.name, sum(l.extendedprice) from customer c, orders o, lineitem l, nation n
+      where c.custkey = o.custkey and l.orderkey = o.orderkey and c.nationkey = n.nationkey and o.orderdate < date '1993-01-01'
+      group by c.custkey, c.name, n.name`);
+    const fragments = text.split(/\n(?=Fragment )/u);
+    const lineitem = fragments.find((f) => f.includes('tpch.tiny.lineitem')) ?? '';
+    expect(lineitem).toMatch(/HashAggregationOperator\[step = PARTIAL, keys = \[#0\], aggregates = \[sum\]\]/u);
+    expect(lineitem).not.toMatch(/varchar/u);
+    const customer = fragments.find((f) => f.includes('tpch.tiny.customer')) ?? '';
+    expect(customer).toMatch(/LookupJoinOperator/u);
+    expect(customer).not.toMatch(/HashAggregationOperator/u);
+  });
+
+  it('a filtered dimension is joined before the aggregation as usual', async () => {
+    const text = await plan(`select c.custkey, c.name, count(*) from customer c join orders o on o.custkey = c.custkey where c.mktsegment = 'BUILDING' group by c.custkey, c.name`);
+    const orders = text.split(/\n(?=Fragment )/u).find((f) => f.includes('tpch.tiny.orders')) ?? '';
+    expect(orders).toMatch(/LookupJoinOperator[\s\S]*HashAggregationOperator\[step = PARTIAL/u);
+  });
 });

@@ -29,6 +29,7 @@ import {
 import type { FrameBound, WindowFunctionSpec } from '../exec/specs.js';
 import { DOUBLE } from '../data/types.js';
 import { andAll, children, exprKey, hasOuterRef, mapChildren, referencedColumns, remapColumns, type Expr } from './ir.js';
+import { eagerAggregation } from './eager-aggregation.js';
 import { joinPlans, planJoinGroup, type Relation } from './join-planner.js';
 import { evaluateConstant } from '../exec/compile/constant.js';
 import { optimize } from './optimize/index.js';
@@ -56,9 +57,12 @@ interface SelectResult {
   readonly correlation?: Correlation;
 }
 
-/** Analyzes and optimizes a query (rules named in `disabledRules` are skipped). */
+/**
+ * Analyzes and optimizes a query (rules named in `disabledRules` are skipped: the optimizer's and
+ * the analyzer's own, eager_aggregation).
+ */
 export function analyzeQuery(ast: AstNode, ctx: AnalysisContext, disabledRules: ReadonlySet<string> = new Set()): PlanNode {
-  const { plan, names } = analyzeSelect(ast, ctx, undefined, 'query');
+  const { plan, names } = analyzeSelect(ast, { ...ctx, disabledRules }, undefined, 'query');
   return optimize({ kind: 'output', input: plan, names, fields: plan.fields.map((f, i) => ({ name: names[i], type: f.type })) }, disabledRules);
 }
 
@@ -808,6 +812,10 @@ function analyzeSelect(ast: AstNode, outerCtx: AnalysisContext, outer: Scope | u
       const groupFields = groupExprs.map((e, i) => ({ name: `$group${i}`, type: e.type }));
       const groupBy = groupExprs.map((_, i) => i);
       const sets = grouping.sets;
+      const simpleGroup = !sets && innerKeys.length === 0 && preSubqueries.pending.length === 0 && withSubqueries.length === 0 && later.length === 0;
+      const eager = simpleGroup && !ctx.disabledRules?.has('eager_aggregation')
+        ? eagerAggregation({ relations, unnarrowed: from.relations.map((r) => r.plan), predicates: [...from.conditions, ...local], groupExprs, calls: aggregates.calls })
+        : undefined;
       if (sets) {
         // One scan: rows replicated per grouping set, grouped by (keys, set number).
         pre = { kind: 'groupId', input: pre, groupCount: groupExprs.length, sets, fields: [...pre.fields, { name: '$groupid', type: BIGINT }] };
@@ -815,7 +823,8 @@ function analyzeSelect(ast: AstNode, outerCtx: AnalysisContext, outer: Scope | u
         groupFields.push({ name: '$groupid', type: BIGINT });
       }
       groupCount = groupBy.length;
-      plan = { kind: 'aggregate', input: pre, groupBy, aggregates: calls, fields: [...groupFields, ...calls.map((c, i) => ({ name: `$agg${i}`, type: c.type }))] };
+      const fields = [...groupFields, ...calls.map((c, i) => ({ name: `$agg${i}`, type: c.type }))];
+      plan = eager ? { ...eager, fields } : { kind: 'aggregate', input: pre, groupBy, aggregates: calls, fields };
       const groupKeys = new Map<string, number>();
       groupExprs.forEach((e, i) => groupKeys.set(exprKey(e), i));
       const aggWidth = plan.fields.length;

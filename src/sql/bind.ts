@@ -44,6 +44,8 @@ export interface AnalysisContext {
   readonly now: number;
   /** WITH queries in scope, by lower-case name. */
   readonly ctes?: ReadonlyMap<string, { readonly ast: AstNode; readonly columns: readonly string[] | null }>;
+  /** Planning rules switched off by name (for comparing plans). */
+  readonly disabledRules?: ReadonlySet<string>;
 }
 
 export interface AggregateCollector {
