@@ -20,6 +20,61 @@ export interface JoinTable {
   readonly rowCount: number;
   /** Set by probes of a FULL join: 1 where a build row found a partner. */
   readonly matched: Uint8Array | null;
+  /** One integer key over a dense range: first row per key − `keyMin` (-1: none), rows chained by `directNext`. */
+  readonly direct: Int32Array | null;
+  readonly directNext: Int32Array | null;
+  /** One integer key over a sparse but bounded range: a bit per key − `keyMin`, tested before hashing. */
+  readonly keyBits: Int32Array | null;
+  readonly keyMin: number;
+}
+
+/** Direct indexing while the range costs at most about 64 bytes per build row. */
+const DIRECT_BYTES_PER_ROW = 64;
+/** A key bitmap up to 8 MiB, and only while it is at most 64 bits per build row. */
+const MAX_KEY_BITS = 1 << 26;
+const KEY_BITS_PER_ROW = 64;
+
+/** The integer range of a single numeric key column (NULLs skipped), or null if not all integers. */
+function integerRange(keys: Float64Array, nulls: Uint8Array | null, n: number): { min: number; max: number } | null {
+  let min = Infinity;
+  let max = -Infinity;
+  for (let r = 0; r < n; r++) {
+    if (nulls !== null && nulls[r] === 1) continue;
+    const x = keys[r];
+    if (!Number.isSafeInteger(x)) return null;
+    if (x < min) min = x;
+    if (x > max) max = x;
+  }
+  return min <= max ? { min, max } : null;
+}
+
+/** Direct index or key bitmap for a single integer key (see JoinTable). */
+function keyIndex(keys: Float64Array, nulls: Uint8Array | null, n: number): Pick<JoinTable, 'direct' | 'directNext' | 'keyBits' | 'keyMin'> {
+  const none = { direct: null, directNext: null, keyBits: null, keyMin: 0 };
+  const bounds = n === 0 ? null : integerRange(keys, nulls, n);
+  if (!bounds) return none;
+  const range = bounds.max - bounds.min + 1;
+  if (range * 4 <= DIRECT_BYTES_PER_ROW * n + 4096) {
+    const direct = allocShared(Int32Array, range).fill(-1);
+    const directNext = allocShared(Int32Array, n);
+    for (let r = n - 1; r >= 0; r--) {
+      if (nulls !== null && nulls[r] === 1) continue;
+      const k = keys[r] - bounds.min;
+      directNext[r] = direct[k];
+      direct[k] = r;
+    }
+    return { direct, directNext, keyBits: null, keyMin: bounds.min };
+  }
+  if (range <= MAX_KEY_BITS && range <= KEY_BITS_PER_ROW * n) {
+    const keyBits = allocShared(Int32Array, (range + 31) >>> 5);
+    for (let r = 0; r < n; r++) {
+      if (nulls !== null && nulls[r] === 1) continue;
+      const k = keys[r] - bounds.min;
+      keyBits[k >>> 5] |= 1 << (k & 31);
+    }
+    return { direct: null, directNext: null, keyBits, keyMin: bounds.min };
+  }
+  return none;
 }
 
 const scratch = new Float64Array(1);
@@ -115,6 +170,7 @@ export function buildJoinTable(pages: readonly Page[], types: readonly SqlType[]
     shared.set(a);
     return shared;
   });
+  const single = numericKeys.length === 1 ? numericKeys[0] : null;
   return {
     page,
     types,
@@ -126,11 +182,12 @@ export function buildJoinTable(pages: readonly Page[], types: readonly SqlType[]
     hasNullKey,
     rowCount: n,
     matched: trackMatches ? allocShared(Uint8Array, Math.max(1, n)) : null,
+    ...(single ? keyIndex(single, keys.nulls[0], n) : { direct: null, directNext: null, keyBits: null, keyMin: 0 }),
   };
 }
 
 export function joinTableBytes(t: JoinTable): number {
-  let bytes = t.buckets.byteLength + t.next.byteLength + t.hashes.byteLength;
+  let bytes = t.buckets.byteLength + t.next.byteLength + t.hashes.byteLength + (t.direct?.byteLength ?? 0) + (t.directNext?.byteLength ?? 0) + (t.keyBits?.byteLength ?? 0);
   for (const k of t.numericKeys) bytes += k ? k.byteLength : 0;
   for (const c of t.page.columns) bytes += c.kind === 'varchar' ? c.data.byteLength + c.offsets.byteLength : c.kind === 'dict' ? c.indices.byteLength : c.values.byteLength;
   return bytes;

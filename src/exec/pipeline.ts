@@ -32,7 +32,8 @@ export function operatorOutputTypes(spec: OperatorSpec, input: readonly SqlType[
       return [...input];
     case 'hashJoin':
       if (spec.joinType === 'mark') return [];
-      return spec.joinType === 'semi' || spec.joinType === 'anti' ? [...input] : [...input, ...spec.buildTypes];
+      if (spec.joinType === 'semi' || spec.joinType === 'anti') return [...input];
+      return spec.output ? spec.output.map((c) => (c < input.length ? input[c] : spec.buildTypes[c - input.length])) : [...input, ...spec.buildTypes];
     case 'window':
       return [...input, ...spec.functions.map((f) => f.type)];
     case 'groupId':
@@ -104,7 +105,7 @@ function createOperator(id: number, spec: OperatorSpec, input: readonly SqlType[
     case 'hashJoin': {
       const table = joins[spec.joinId];
       if (!table) throw new Error(`join table ${spec.joinId} was not provided`);
-      return new HashJoinOperator(id, table, spec.joinType, spec.probeKeys, spec.filter, spec.nullAware, spec.singleMatch, next);
+      return new HashJoinOperator(id, table, spec.joinType, spec.probeKeys, spec.filter, spec.nullAware, spec.singleMatch, spec.output ?? null, next);
     }
     case 'filterProject':
       return new FilterProjectOperator(id, spec.filter, spec.projections, next);

@@ -67,6 +67,8 @@ export type OperatorSpec =
       readonly filter: Expr | null;
       readonly nullAware: boolean;
       readonly singleMatch: boolean;
+      /** Inner/left joins: which of (probe columns ++ build columns) to emit; all when absent. */
+      readonly output?: readonly number[];
     };
 
 export type SourceSpec =

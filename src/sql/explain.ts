@@ -98,7 +98,7 @@ function describeOperator(op: OperatorSpec): string {
     case 'window':
       return `${operatorTypeName(op)}[functions = [${op.functions.map((f) => `${f.name}(${f.args.map((a) => `#${a}`).join(', ')})`).join(', ')}]]`;
     case 'hashJoin':
-      return `${operatorTypeName(op)}[type = ${op.joinType.toUpperCase()}, build = ${op.joinId}, probeKeys = [${op.probeKeys.map((k) => `#${k}`).join(', ')}]${op.filter ? `, filter = ${formatExpr(op.filter)}` : ''}]`;
+      return `${operatorTypeName(op)}[type = ${op.joinType.toUpperCase()}, build = ${op.joinId}, probeKeys = [${op.probeKeys.map((k) => `#${k}`).join(', ')}]${op.filter ? `, filter = ${formatExpr(op.filter)}` : ''}${op.output ? `, output = [${op.output.map((k) => `#${k}`).join(', ')}]` : ''}]`;
   }
 }
 

@@ -103,6 +103,10 @@ class Fragmenter {
     const last = b.ops[b.ops.length - 1];
     if (op.op === 'filterProject' && op.filter === null && last?.op === 'filterProject' && isIdentity(last.projections, b.types.length)) {
       b.ops[b.ops.length - 1] = { op: 'filterProject', filter: last.filter, projections: op.projections };
+    } else if (op.op === 'filterProject' && op.filter === null && last?.op === 'hashJoin' && (last.joinType === 'inner' || last.joinType === 'left') && !b.unmatched && op.projections.every((e) => e.kind === 'column')) {
+      // Columns picked after a join: the join gathers only those for its output rows.
+      const picked = op.projections.map((e) => (e as { index: number }).index);
+      b.ops[b.ops.length - 1] = { ...last, output: last.output ? picked.map((i) => (last.output as readonly number[])[i]) : picked };
     } else b.ops.push(op);
     b.types = b.ops.reduce<SqlType[]>((types, o) => operatorOutputTypes(o, types), [...b.inputTypes]);
   }

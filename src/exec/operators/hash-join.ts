@@ -41,6 +41,8 @@ export class HashJoinOperator implements Operator {
     private readonly filter: Expr | null,
     private readonly nullAware: boolean,
     private readonly singleMatch: boolean,
+    /** Which of (probe ++ build) columns inner/left joins emit (null: all). */
+    private readonly output: readonly number[] | null,
     private readonly next: PageSink,
   ) {
     this.stats = emptyOperatorStats(operatorId, 'LookupJoinOperator');
@@ -89,14 +91,23 @@ export class HashJoinOperator implements Operator {
     const nextRow = t.next;
     const single = probe.numbers.length === 1 ? probe.numbers[0] : null;
     const buildKeys = t.numericKeys[0];
+    if (single !== null && buildKeys !== null && buildKeys !== undefined && t.direct !== null) return this.matchDirect(page.length, single, probe.nulls[0]);
     if (single !== null && buildKeys !== null && buildKeys !== undefined) {
       // One numeric key: the common case, without per-row key objects or hash re-checks.
       const nulls = probe.nulls[0];
+      const bits = t.keyBits;
+      const bitsRange = bits === null ? 0 : bits.length * 32;
+      const min = t.keyMin;
       let pp = this.pairsProbe;
       let pb = this.pairsBuild;
       for (let i = 0; i < page.length; i++) {
         if (nulls !== null && nulls[i] === 1) continue;
         const x = single[i];
+        if (bits !== null) {
+          // Most probe keys of a selective join are absent: one bit says so without hashing.
+          const k = x - min;
+          if (!(k >= 0 && k < bitsRange) || (bits[k >>> 5] & (1 << (k & 31))) === 0) continue;
+        }
         for (let j = buckets[hashNumber(x) & mask]; j >= 0; j = nextRow[j]) {
           if (buildKeys[j] !== x) continue;
           if (count >= pp.length) {
@@ -127,6 +138,36 @@ export class HashJoinOperator implements Operator {
     return count;
   }
 
+  /** One integer key over a dense range: the key indexes the first build row directly. */
+  private matchDirect(n: number, keys: Float64Array, nulls: Uint8Array | null): number {
+    const t = this.table;
+    const direct = t.direct as Int32Array;
+    const chain = t.directNext as Int32Array;
+    const range = direct.length;
+    const min = t.keyMin;
+    let count = 0;
+    let pp = this.pairsProbe;
+    let pb = this.pairsBuild;
+    for (let i = 0; i < n; i++) {
+      if (nulls !== null && nulls[i] === 1) continue;
+      const k = keys[i] - min;
+      // Out of range, NaN or not an integer: no build row has that key.
+      if (!(k >= 0 && k < range) || (k | 0) !== k) continue;
+      for (let j = direct[k]; j >= 0; j = chain[j]) {
+        if (count >= pp.length) {
+          this.push(count, i, j);
+          pp = this.pairsProbe;
+          pb = this.pairsBuild;
+          count++;
+          continue;
+        }
+        pp[count] = i;
+        pb[count++] = j;
+      }
+    }
+    return count;
+  }
+
   /** Two numeric keys (e.g. partkey, suppkey): hashed and compared inline. */
   private matchTwoNumbers(n: number, a: Float64Array, b: Float64Array, na: Uint8Array | null, nb: Uint8Array | null, ba: Float64Array, bb: Float64Array): number {
     const t = this.table;
@@ -147,12 +188,14 @@ export class HashJoinOperator implements Operator {
     return count;
   }
 
-  private combined(page: Page, probeIdx: Int32Array, buildIdx: Int32Array, count: number): Page {
+  /** The joined pairs as a page: all columns, or (`selected`) only the emitted ones. */
+  private combined(page: Page, probeIdx: Int32Array, buildIdx: Int32Array, count: number, selected = false): Page {
     const t = this.table;
-    const columns: Column[] = [
-      ...page.columns.map((c) => gatherColumn(c, probeIdx, count)),
-      ...t.types.map((type, c) => gatherWithNulls(t.page.columns[c], type, buildIdx, count)),
-    ];
+    const width = page.columns.length;
+    const gather = (c: number): Column => (c < width ? gatherColumn(page.columns[c], probeIdx, count) : gatherWithNulls(t.page.columns[c - width], t.types[c - width], buildIdx, count));
+    if (selected && this.output !== null) return { length: count, columns: this.output.map(gather) };
+    const columns: Column[] = [];
+    for (let c = 0; c < width + t.types.length; c++) columns.push(gather(c));
     return { length: count, columns };
   }
 
@@ -191,7 +234,7 @@ export class HashJoinOperator implements Operator {
         // Matches were recorded in the table's shared flags; the stage emits the build rows.
         return null;
       case 'inner':
-        return count === 0 ? null : this.combined(page, probeIdx, buildIdx, count);
+        return count === 0 ? null : this.combined(page, probeIdx, buildIdx, count, true);
       case 'left':
       case 'full': {
         const hit = new Uint8Array(page.length);
@@ -214,7 +257,7 @@ export class HashJoinOperator implements Operator {
             b[o++] = buildIdx[k++];
           }
         }
-        return this.combined(page, p, b, total);
+        return this.combined(page, p, b, total, true);
       }
       case 'semi':
       case 'anti': {

@@ -139,18 +139,22 @@ function prune(node: PlanNode, required: ReadonlySet<number>): Pruned {
       const combined = new Map<number, number>(left.map);
       for (const [old, now] of right.map) combined.set(lw + old, newLw + now);
       const fields = outer ? left.plan.fields : [...left.plan.fields, ...right.plan.fields];
-      return {
-        plan: {
-          ...node,
-          left: left.plan,
-          right: right.plan,
-          leftKeys: node.leftKeys.map((k) => left.map.get(k) as number),
-          rightKeys: node.rightKeys.map((k) => right.map.get(k) as number),
-          filter: node.filter ? remap(node.filter, combined) : null,
-          fields,
-        },
-        map: outer ? left.map : combined,
+      const joined: PlanNode = {
+        ...node,
+        left: left.plan,
+        right: right.plan,
+        leftKeys: node.leftKeys.map((k) => left.map.get(k) as number),
+        rightKeys: node.rightKeys.map((k) => right.map.get(k) as number),
+        filter: node.filter ? remap(node.filter, combined) : null,
+        fields,
       };
+      const map = outer ? left.map : combined;
+      // Key and filter columns nobody above reads: a projection drops them, which the fragmenter
+      // folds into the join so they are never gathered for the joined rows.
+      const keep = [...required].filter((i) => map.has(i)).sort((a, b) => a - b);
+      if (outer || keep.length === fields.length) return { plan: joined, map };
+      const exprs = keep.map((i) => ({ kind: 'column', index: map.get(i) as number, type: node.fields[i].type }) as Expr);
+      return { plan: { kind: 'project', input: joined, exprs, fields: keep.map((i) => node.fields[i]) }, map: positions(keep) };
     }
     case 'output': {
       const child = prune(node.input, all(node.input));
