@@ -14,7 +14,7 @@ function mergeInOrder(spec: AggregateSpec, order: readonly number[]): number {
   const acc = createAccumulator(spec, false);
   for (const i of order) {
     const states = spec.name === 'avg' ? [columnFromNumbers(DOUBLE, [partials[i]], null, 1), columnFromNumbers(DOUBLE, [1], null, 1)] : [columnFromNumbers(DOUBLE, [partials[i]], null, 1)];
-    acc.merge(Int32Array.of(0), 1, states);
+    acc.merge(Int32Array.of(0), 1, states, 1);
   }
   return numericValues(acc.final(1))[0];
 }

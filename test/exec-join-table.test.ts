@@ -42,6 +42,9 @@ describe('join key index', () => {
   });
 
   it('a very sparse range, non-integer keys and strings are only hashed', () => {
+    expect(table([1, 2 ** 30]).direct).toBeNull();
+    expect(table([1, 2 ** 30]).keyBits).toBeNull();
+    expect(table([1, 2 ** 22]).keyBits).not.toBeNull();
     expect(table([1, 1e12]).direct).toBeNull();
     expect(table([1, 1e12]).keyBits).toBeNull();
     expect(table([1.5, 2, 3], DOUBLE).direct).toBeNull();

@@ -10,10 +10,10 @@ import { isStringColumn, nullFlags, numericValues, stringValues } from './column
 import { columnFromNumbers, columnFromStrings } from './build-columns.js';
 
 export interface Accumulator {
-  /** Raw input: argument columns (already filtered by `mask` when a FILTER clause applies). */
-  update(groups: Int32Array, n: number, args: readonly Column[], mask: Uint8Array | null): void;
+  /** Raw input: argument columns (already filtered by `mask` when a FILTER clause applies); group ids are below `groupCount`. */
+  update(groups: Int32Array, n: number, args: readonly Column[], mask: Uint8Array | null, groupCount: number): void;
   /** Intermediate input: this aggregate's state columns from a partial step. */
-  merge(groups: Int32Array, n: number, states: readonly Column[]): void;
+  merge(groups: Int32Array, n: number, states: readonly Column[], groupCount: number): void;
   intermediate(groupCount: number): Column[];
   final(groupCount: number): Column;
   memoryBytes(): number;
@@ -61,19 +61,13 @@ class Growable {
   }
 }
 
-function maxGroup(groups: Int32Array, n: number): number {
-  let m = -1;
-  for (let i = 0; i < n; i++) if (groups[i] > m) m = groups[i];
-  return m + 1;
-}
-
 class CountAccumulator implements Accumulator {
   private readonly counts = new Growable();
 
   constructor(private readonly star: boolean) {}
 
-  update(groups: Int32Array, n: number, args: readonly Column[], mask: Uint8Array | null): void {
-    this.counts.ensure(maxGroup(groups, n));
+  update(groups: Int32Array, n: number, args: readonly Column[], mask: Uint8Array | null, groupCount: number): void {
+    this.counts.ensure(groupCount);
     const c = this.counts.values;
     const nulls = this.star ? null : nullFlags(args[0]);
     for (let i = 0; i < n; i++) {
@@ -82,8 +76,8 @@ class CountAccumulator implements Accumulator {
     }
   }
 
-  merge(groups: Int32Array, n: number, states: readonly Column[]): void {
-    this.counts.ensure(maxGroup(groups, n));
+  merge(groups: Int32Array, n: number, states: readonly Column[], groupCount: number): void {
+    this.counts.ensure(groupCount);
     const c = this.counts.values;
     const v = numericValues(states[0]);
     for (let i = 0; i < n; i++) c[groups[i]] += v[i];
@@ -175,13 +169,13 @@ class CompensatedSums {
 class DoubleSumAccumulator implements Accumulator {
   private readonly state = new CompensatedSums();
 
-  update(groups: Int32Array, n: number, args: readonly Column[], mask: Uint8Array | null): void {
-    this.state.ensure(maxGroup(groups, n));
+  update(groups: Int32Array, n: number, args: readonly Column[], mask: Uint8Array | null, groupCount: number): void {
+    this.state.ensure(groupCount);
     this.state.update(groups, n, numericValues(args[0]), nullFlags(args[0]), mask);
   }
 
-  merge(groups: Int32Array, n: number, states: readonly Column[]): void {
-    this.state.ensure(maxGroup(groups, n));
+  merge(groups: Int32Array, n: number, states: readonly Column[], groupCount: number): void {
+    this.state.ensure(groupCount);
     const v = numericValues(states[0]);
     const nulls = nullFlags(states[0]);
     for (let i = 0; i < n; i++) if (nulls === null || nulls[i] === 0) this.state.merge(groups[i], v[i]);
@@ -239,8 +233,8 @@ class NumericAccumulator implements Accumulator {
     }
   }
 
-  update(groups: Int32Array, n: number, args: readonly Column[], mask: Uint8Array | null): void {
-    this.state.ensure(maxGroup(groups, n));
+  update(groups: Int32Array, n: number, args: readonly Column[], mask: Uint8Array | null, groupCount: number): void {
+    this.state.ensure(groupCount);
     const v = numericValues(args[0]);
     const nulls = nullFlags(args[0]);
     if (this.fold === 'sum' && mask === null && nulls === null) {
@@ -258,8 +252,8 @@ class NumericAccumulator implements Accumulator {
     }
   }
 
-  merge(groups: Int32Array, n: number, states: readonly Column[]): void {
-    this.update(groups, n, states, null);
+  merge(groups: Int32Array, n: number, states: readonly Column[], groupCount: number): void {
+    this.update(groups, n, states, null, groupCount);
   }
 
   intermediate(groupCount: number): Column[] {
@@ -296,8 +290,8 @@ class AverageAccumulator implements Accumulator {
     this.counts.ensure(m);
   }
 
-  update(groups: Int32Array, n: number, args: readonly Column[], mask: Uint8Array | null): void {
-    this.ensure(maxGroup(groups, n));
+  update(groups: Int32Array, n: number, args: readonly Column[], mask: Uint8Array | null, groupCount: number): void {
+    this.ensure(groupCount);
     const v = numericValues(args[0]);
     const nulls = nullFlags(args[0]);
     // Sums start at 0 and the counts say which groups are empty: one plain loop.
@@ -310,8 +304,8 @@ class AverageAccumulator implements Accumulator {
     }
   }
 
-  merge(groups: Int32Array, n: number, states: readonly Column[]): void {
-    this.ensure(maxGroup(groups, n));
+  merge(groups: Int32Array, n: number, states: readonly Column[], groupCount: number): void {
+    this.ensure(groupCount);
     const sv = numericValues(states[0]);
     const cv = numericValues(states[1]);
     const c = this.counts.values;
@@ -360,8 +354,8 @@ class VarianceAccumulator implements Accumulator {
     this.m2s.ensure(n);
   }
 
-  update(groups: Int32Array, n: number, args: readonly Column[], mask: Uint8Array | null): void {
-    this.ensure(maxGroup(groups, n));
+  update(groups: Int32Array, n: number, args: readonly Column[], mask: Uint8Array | null, groupCount: number): void {
+    this.ensure(groupCount);
     const v = numericValues(args[0]);
     const nulls = nullFlags(args[0]);
     const c = this.counts.values;
@@ -379,8 +373,8 @@ class VarianceAccumulator implements Accumulator {
     }
   }
 
-  merge(groups: Int32Array, n: number, states: readonly Column[]): void {
-    this.ensure(maxGroup(groups, n));
+  merge(groups: Int32Array, n: number, states: readonly Column[], groupCount: number): void {
+    this.ensure(groupCount);
     const sc = numericValues(states[0]);
     const smean = numericValues(states[1]);
     const sm2 = numericValues(states[2]);
@@ -436,7 +430,7 @@ class StringAccumulator implements Accumulator {
     private readonly type: SqlType,
   ) {}
 
-  update(groups: Int32Array, n: number, args: readonly Column[], mask: Uint8Array | null): void {
+  update(groups: Int32Array, n: number, args: readonly Column[], mask: Uint8Array | null, groupCount: number): void {
     const v = stringValues(args[0]);
     const nulls = nullFlags(args[0]);
     for (let i = 0; i < n; i++) {
@@ -448,8 +442,8 @@ class StringAccumulator implements Accumulator {
     }
   }
 
-  merge(groups: Int32Array, n: number, states: readonly Column[]): void {
-    this.update(groups, n, states, null);
+  merge(groups: Int32Array, n: number, states: readonly Column[], groupCount: number): void {
+    this.update(groups, n, states, null, groupCount);
   }
 
   intermediate(groupCount: number): Column[] {
@@ -502,7 +496,7 @@ class FirstBytesAccumulator implements Accumulator {
     return at;
   }
 
-  update(groups: Int32Array, n: number, args: readonly Column[], mask: Uint8Array | null): void {
+  update(groups: Int32Array, n: number, args: readonly Column[], mask: Uint8Array | null, groupCount: number): void {
     const col = args[0];
     if (col.kind === 'fixed') throw new Error('arbitrary over strings got a fixed-width column');
     const source: VarcharColumn = col.kind === 'dict' ? col.dictionary : col;
@@ -522,8 +516,8 @@ class FirstBytesAccumulator implements Accumulator {
     }
   }
 
-  merge(groups: Int32Array, n: number, states: readonly Column[]): void {
-    this.update(groups, n, states, null);
+  merge(groups: Int32Array, n: number, states: readonly Column[], groupCount: number): void {
+    this.update(groups, n, states, null, groupCount);
   }
 
   intermediate(groupCount: number): Column[] {
@@ -567,7 +561,7 @@ class DistinctAccumulator implements Accumulator {
     private readonly isString: boolean,
   ) {}
 
-  update(groups: Int32Array, n: number, args: readonly Column[], mask: Uint8Array | null): void {
+  update(groups: Int32Array, n: number, args: readonly Column[], mask: Uint8Array | null, groupCount: number): void {
     const values = this.isString ? stringValues(args[0]) : numericValues(args[0]);
     const nulls = nullFlags(args[0]);
     const keep = new Uint8Array(n);
@@ -581,7 +575,7 @@ class DistinctAccumulator implements Accumulator {
         keep[i] = 1;
       }
     }
-    this.inner.update(groups, n, args, keep);
+    this.inner.update(groups, n, args, keep, groupCount);
   }
 
   merge(): void {

@@ -30,7 +30,8 @@ export interface JoinTable {
 
 /** Direct indexing while the range costs at most about 64 bytes per build row. */
 const DIRECT_BYTES_PER_ROW = 64;
-/** A key bitmap up to 8 MiB, and only while it is at most 64 bits per build row. */
+/** A key bitmap up to 1 MiB (cache-resident) always; up to 8 MiB while at most 64 bits per build row. */
+const SMALL_KEY_BITS = 1 << 23;
 const MAX_KEY_BITS = 1 << 26;
 const KEY_BITS_PER_ROW = 64;
 
@@ -65,7 +66,7 @@ function keyIndex(keys: Float64Array, nulls: Uint8Array | null, n: number): Pick
     }
     return { direct, directNext, keyBits: null, keyMin: bounds.min };
   }
-  if (range <= MAX_KEY_BITS && range <= KEY_BITS_PER_ROW * n) {
+  if (range <= SMALL_KEY_BITS || (range <= MAX_KEY_BITS && range <= KEY_BITS_PER_ROW * n)) {
     const keyBits = allocShared(Int32Array, (range + 31) >>> 5);
     for (let r = 0; r < n; r++) {
       if (nulls !== null && nulls[r] === 1) continue;
@@ -143,27 +144,7 @@ export function hashRow(k: KeyReader, r: number): number | undefined {
 export function buildJoinTable(pages: readonly Page[], types: readonly SqlType[], keyColumns: readonly number[], trackMatches: boolean): JoinTable {
   const page = pages.length === 0 ? { length: 0, columns: [] as Column[] } : concatPages(pages, types);
   const n = page.length;
-  let size = 16;
-  while (size < n * 2) size *= 2;
-  const buckets = allocShared(Int32Array, size).fill(-1);
-  const next = allocShared(Int32Array, Math.max(1, n));
-  const hashes = allocShared(Int32Array, Math.max(1, n));
   const keys = n === 0 ? { numbers: [], strings: [], nulls: [] } : readKeys(keyColumns.map((c) => page.columns[c]));
-  let hasNullKey = false;
-  const mask = size - 1;
-  // Insert in reverse so chains list rows in build order.
-  for (let r = n - 1; r >= 0; r--) {
-    const h = hashRow(keys, r);
-    if (h === undefined) {
-      hasNullKey = true;
-      next[r] = -1;
-      continue;
-    }
-    hashes[r] = h;
-    const b = h & mask;
-    next[r] = buckets[b];
-    buckets[b] = r;
-  }
   const numericKeys = keys.numbers.map((a) => {
     if (a === null) return null;
     const shared = allocShared(Float64Array, a.length);
@@ -171,6 +152,44 @@ export function buildJoinTable(pages: readonly Page[], types: readonly SqlType[]
     return shared;
   });
   const single = numericKeys.length === 1 ? numericKeys[0] : null;
+  const index = single ? keyIndex(single, keys.nulls[0], n) : { direct: null, directNext: null, keyBits: null, keyMin: 0 };
+  let hasNullKey = false;
+  for (const nulls of keys.nulls) if (nulls !== null && nulls.includes(1)) hasNullKey = true;
+  // A direct index answers every probe of a single integer key: no hash table needed.
+  const hashed = index.direct === null;
+  let size = 16;
+  while (hashed && size < n * 2) size *= 2;
+  const buckets = allocShared(Int32Array, hashed ? size : 1).fill(-1);
+  const next = allocShared(Int32Array, hashed ? Math.max(1, n) : 1);
+  const hashes = allocShared(Int32Array, hashed ? Math.max(1, n) : 1);
+  const mask = size - 1;
+  if (hashed && single !== null) {
+    const nulls = keys.nulls[0];
+    // Insert in reverse so chains list rows in build order.
+    for (let r = n - 1; r >= 0; r--) {
+      if (nulls !== null && nulls[r] === 1) {
+        next[r] = -1;
+        continue;
+      }
+      const h = hashNumber(single[r]);
+      hashes[r] = h;
+      const b = h & mask;
+      next[r] = buckets[b];
+      buckets[b] = r;
+    }
+  } else if (hashed) {
+    for (let r = n - 1; r >= 0; r--) {
+      const h = hashRow(keys, r);
+      if (h === undefined) {
+        next[r] = -1;
+        continue;
+      }
+      hashes[r] = h;
+      const b = h & mask;
+      next[r] = buckets[b];
+      buckets[b] = r;
+    }
+  }
   return {
     page,
     types,
@@ -182,7 +201,7 @@ export function buildJoinTable(pages: readonly Page[], types: readonly SqlType[]
     hasNullKey,
     rowCount: n,
     matched: trackMatches ? allocShared(Uint8Array, Math.max(1, n)) : null,
-    ...(single ? keyIndex(single, keys.nulls[0], n) : { direct: null, directNext: null, keyBits: null, keyMin: 0 }),
+    ...index,
   };
 }
 

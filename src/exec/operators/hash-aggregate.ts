@@ -60,10 +60,10 @@ export class HashAggregateOperator implements Operator {
       const acc = this.accumulators[k];
       if (this.step === 'final') {
         const width = intermediateTypes(a).length;
-        acc.merge(groups, n, page.columns.slice(this.stateOffsets[k], this.stateOffsets[k] + width));
+        acc.merge(groups, n, page.columns.slice(this.stateOffsets[k], this.stateOffsets[k] + width), this.hash.groupCount);
       } else {
         const mask = a.filter === null ? null : filterMask(page.columns[a.filter]);
-        acc.update(groups, n, a.args.map((i) => page.columns[i]), mask);
+        acc.update(groups, n, a.args.map((i) => page.columns[i]), mask, this.hash.groupCount);
       }
     });
     const memory = this.hash.memoryBytes() + this.accumulators.reduce((m, acc) => m + acc.memoryBytes(), 0);
