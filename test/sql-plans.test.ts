@@ -81,4 +81,17 @@ describe('plan choices', () => {
     const orders = text.split(/\n(?=Fragment )/u).find((f) => f.includes('tpch.tiny.orders')) ?? '';
     expect(orders).toMatch(/LookupJoinOperator[\s\S]*HashAggregationOperator\[step = PARTIAL/u);
   });
+
+  it('a grouping on the column splits are partitioned by finishes in the scan stage', async () => {
+    const text = await plan('select l.orderkey, sum(l.quantity) from lineitem l group by l.orderkey having sum(l.quantity) > 300');
+    const scan = text.split(/\n(?=Fragment )/u).find((f) => f.includes('tpch.tiny.lineitem')) ?? '';
+    expect(scan).toMatch(/HashAggregationOperator\[step = SINGLE/u);
+    expect(text).not.toMatch(/step = (PARTIAL|FINAL)/u);
+  });
+
+  it('a grouping on other columns is partial per split and final after an exchange', async () => {
+    const text = await plan('select l.suppkey, sum(l.quantity) from lineitem l group by l.suppkey');
+    expect(text).toMatch(/step = PARTIAL/u);
+    expect(text).toMatch(/step = FINAL/u);
+  });
 });

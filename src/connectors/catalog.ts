@@ -19,6 +19,11 @@ export interface TableMetadata {
   readonly rowCount: number;
   /** Column positions forming a unique key, when the connector knows one (guides join order). */
   readonly primaryKey?: readonly number[];
+  /**
+   * Column positions whose values never span splits: all rows sharing them are in one split (a
+   * grouping on them can finish within each split). tpch lineitem by orderkey, partsupp by partkey.
+   */
+  readonly partitionedBy?: readonly number[];
 }
 
 /**

@@ -244,6 +244,11 @@ class Fragmenter {
           this.push(q, { op: 'aggregate', step: 'single', groupBy: node.groupBy, aggregates });
           return q;
         }
+        if (b.parallel && !b.unmatched && groupsWithinSplits(b, node.groupBy)) {
+          // Every group lives in one split: each driver aggregates its split completely.
+          this.push(b, { op: 'aggregate', step: 'single', groupBy: node.groupBy, aggregates });
+          return b;
+        }
         this.push(b, { op: 'aggregate', step: 'partial', groupBy: node.groupBy, aggregates });
         const q = this.exchange(this.finish(b), b.types);
         this.push(q, { op: 'aggregate', step: 'final', groupBy: node.groupBy.map((_, k) => k), aggregates });
@@ -315,6 +320,39 @@ function newBuilder(source: SourceSpec, inputTypes: SqlType[], scan: StagePlan['
 }
 
 /** The scan reads only the columns its first operator uses (projection push-down). */
+/** The scanned table column a pipeline output column passes through unchanged, if any. */
+function scanColumnOf(b: Builder, index: number): number | undefined {
+  if (b.source.kind !== 'scan') return undefined;
+  const widths: number[] = [];
+  let types: SqlType[] = [...b.inputTypes];
+  for (const op of b.ops) {
+    widths.push(types.length);
+    types = operatorOutputTypes(op, types);
+  }
+  let i = index;
+  for (let k = b.ops.length - 1; k >= 0; k--) {
+    const op = b.ops[k];
+    if (op.op === 'filterProject') {
+      const e = op.projections[i];
+      if (e?.kind !== 'column') return undefined;
+      i = e.index;
+    } else if (op.op === 'hashJoin') {
+      // Probe columns come first; a probe row's values stay with the rows it joins.
+      if (op.output) i = op.output[i];
+      if (i >= widths[k]) return undefined;
+    } else if (op.op !== 'limit' && op.op !== 'orderBy') return undefined;
+  }
+  return b.source.columns[i];
+}
+
+/** Whether the group keys include all columns the scanned table is partitioned by. */
+function groupsWithinSplits(b: Builder, groupBy: readonly number[]): boolean {
+  const partitionedBy = b.scan && 'table' in b.scan ? b.scan.table.partitionedBy : undefined;
+  if (!partitionedBy || partitionedBy.length === 0 || b.source.kind !== 'scan') return false;
+  const keyColumns = new Set(groupBy.map((g) => scanColumnOf(b, g)));
+  return partitionedBy.every((c) => keyColumns.has(c));
+}
+
 function pruneScanColumns(b: Builder): void {
   if (b.source.kind !== 'scan') return;
   const first = b.ops[0];

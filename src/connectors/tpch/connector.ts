@@ -65,7 +65,10 @@ export class TpchConnector implements Connector {
     const t = TPCH_TABLES[table as TpchTableName];
     const rowCount = table === 'lineitem' ? Math.round(6_000_000 * sf) : tpchRowCount(table as TpchTableName, sf);
     const primaryKey = PRIMARY_KEYS[table].map((k) => t.columns.findIndex((c) => c.name === k));
-    return { catalog: 'tpch', schema, name: table, columns: t.columns.map((c) => ({ name: c.name, type: c.type })), rowCount, primaryKey };
+    // Splits hold whole generation units: lineitem rows by order, partsupp rows by part.
+    const unitKey = table === 'lineitem' ? 'orderkey' : table === 'partsupp' ? 'partkey' : null;
+    const partitionedBy = unitKey ? [t.columns.findIndex((c) => c.name === unitKey)] : primaryKey;
+    return { catalog: 'tpch', schema, name: table, columns: t.columns.map((c) => ({ name: c.name, type: c.type })), rowCount, primaryKey, partitionedBy };
   }
 
   splits(table: TableMetadata, _targetRows: number, columns: readonly number[] = table.columns.map((_, i) => i)): Split[] {
