@@ -8,6 +8,7 @@ import type { AggregateSpec } from './specs.js';
 import { EngineError } from '../util/engine-error.js';
 import { isStringColumn, nullFlags, numericValues, stringValues } from './column-readers.js';
 import { columnFromNumbers, columnFromStrings } from './build-columns.js';
+import { hashNumber } from './join-table.js';
 
 export interface Accumulator {
   /** Raw input: argument columns (already filtered by `mask` when a FILTER clause applies); group ids are below `groupCount`. */
@@ -554,26 +555,77 @@ class FirstBytesAccumulator implements Accumulator {
 
 /** Feeds the wrapped accumulator only the first occurrence of each value per group (single step only). */
 class DistinctAccumulator implements Accumulator {
-  private readonly seen: Set<number | string>[] = [];
+  /** Seen (group, value) pairs: open addressing over typed arrays; strings are interned to numbers first. */
+  private slots = new Int32Array(1024).fill(-1);
+  private pairGroups = new Int32Array(512);
+  private pairValues = new Float64Array(512);
+  private pairs = 0;
+  private readonly stringIds = new Map<string, number>();
 
   constructor(
     private readonly inner: Accumulator,
     private readonly isString: boolean,
   ) {}
 
+  private codes(col: Column): Float64Array {
+    if (!this.isString) return numericValues(col);
+    const strings = stringValues(col);
+    const out = new Float64Array(strings.length);
+    for (let i = 0; i < strings.length; i++) {
+      let id = this.stringIds.get(strings[i]);
+      if (id === undefined) {
+        id = this.stringIds.size;
+        this.stringIds.set(strings[i], id);
+      }
+      out[i] = id;
+    }
+    return out;
+  }
+
+  /** Adds (g, v); true when it was not there yet. */
+  private insert(g: number, v: number): boolean {
+    let mask = this.slots.length - 1;
+    let slot = (Math.imul(hashNumber(v) ^ Math.imul(g, 0x9e3779b1), 0x85ebca6b) >>> 0) & mask;
+    for (;;) {
+      const p = this.slots[slot];
+      if (p < 0) break;
+      if (this.pairGroups[p] === g && Object.is(this.pairValues[p], v)) return false;
+      slot = (slot + 1) & mask;
+    }
+    const p = this.pairs++;
+    if (p >= this.pairGroups.length) {
+      const groups = new Int32Array(this.pairGroups.length * 2);
+      groups.set(this.pairGroups);
+      this.pairGroups = groups;
+      const values = new Float64Array(this.pairValues.length * 2);
+      values.set(this.pairValues);
+      this.pairValues = values;
+    }
+    this.pairGroups[p] = g;
+    this.pairValues[p] = v;
+    this.slots[slot] = p;
+    if (this.pairs * 2 > this.slots.length) {
+      // Grow and re-insert every pair.
+      this.slots = new Int32Array(this.slots.length * 2).fill(-1);
+      mask = this.slots.length - 1;
+      for (let q = 0; q < this.pairs; q++) {
+        let s = (Math.imul(hashNumber(this.pairValues[q]) ^ Math.imul(this.pairGroups[q], 0x9e3779b1), 0x85ebca6b) >>> 0) & mask;
+        while (this.slots[s] >= 0) s = (s + 1) & mask;
+        this.slots[s] = q;
+      }
+    }
+    return true;
+  }
+
   update(groups: Int32Array, n: number, args: readonly Column[], mask: Uint8Array | null, groupCount: number): void {
-    const values = this.isString ? stringValues(args[0]) : numericValues(args[0]);
+    const values = this.codes(args[0]);
     const nulls = nullFlags(args[0]);
     const keep = new Uint8Array(n);
     for (let i = 0; i < n; i++) {
       if ((mask !== null && mask[i] === 0) || (nulls !== null && nulls[i] === 1)) continue;
-      const g = groups[i];
-      const set = (this.seen[g] ??= new Set());
-      const v = values[i];
-      if (!set.has(v)) {
-        set.add(v);
-        keep[i] = 1;
-      }
+      // -0 and 0 are one value; NaN is one value (Object.is compares them so).
+      const v = values[i] === 0 ? 0 : values[i];
+      if (this.insert(groups[i], v)) keep[i] = 1;
     }
     this.inner.update(groups, n, args, keep, groupCount);
   }
@@ -591,7 +643,7 @@ class DistinctAccumulator implements Accumulator {
   }
 
   memoryBytes(): number {
-    return this.inner.memoryBytes() + this.seen.reduce((n, s) => n + s.size * 16, 0);
+    return this.inner.memoryBytes() + this.slots.byteLength + this.pairGroups.byteLength + this.pairValues.byteLength + this.stringIds.size * 48;
   }
 }
 

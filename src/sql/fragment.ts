@@ -300,6 +300,8 @@ class Fragmenter {
   private sorted(node: Extract<PlanNode, { kind: 'sort' }>, topN: number | null): Builder {
     const b = this.visit(node.input);
     this.push(b, { op: 'orderBy', keys: node.keys, limit: topN });
+    // A single-driver pipeline's sort is already the whole sort.
+    if (!b.parallel) return b;
     const q = this.exchange(this.finish(b), b.types);
     this.push(q, { op: 'orderBy', keys: node.keys, limit: topN });
     return q;
