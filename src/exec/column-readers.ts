@@ -7,13 +7,17 @@ export function isStringColumn(col: Column): boolean {
   return col.kind !== 'fixed';
 }
 
-export function numericValues(col: Column): Float64Array {
+/**
+ * The column's values as numbers. `scratch`, when given and large enough, receives converted values
+ * instead of a new array (the result is then only valid until the scratch is reused).
+ */
+export function numericValues(col: Column, scratch?: Float64Array): Float64Array {
   if (col.kind !== 'fixed') throw new Error('numericValues on a varchar column');
   const n = col.length;
   const v = col.values;
   const id = col.type.id;
   if (id === 'double' || id === 'decimal' || id === 'interval day to second' || id === 'unknown') return v as Float64Array;
-  const out = new Float64Array(n);
+  const out = scratch !== undefined && scratch.length >= n ? scratch : new Float64Array(n);
   if (id === 'bigint' || id === 'timestamp') {
     for (let i = 0; i < n; i++) out[i] = v[2 * i + 1] * 4294967296 + (v[2 * i] >>> 0);
   } else if (id === 'boolean') {

@@ -115,9 +115,10 @@ export interface KeyReader {
   readonly nulls: (Uint8Array | null)[];
 }
 
-export function readKeys(columns: readonly Column[]): KeyReader {
+/** Key columns as numbers or strings; `scratch[k]` may receive key k's converted numbers (see numericValues). */
+export function readKeys(columns: readonly Column[], scratch?: readonly Float64Array[]): KeyReader {
   return {
-    numbers: columns.map((c) => (isStringColumn(c) ? null : numericValues(c))),
+    numbers: columns.map((c, k) => (isStringColumn(c) ? null : numericValues(c, scratch?.[k]))),
     strings: columns.map((c) => (isStringColumn(c) ? stringValues(c) : null)),
     nulls: columns.map((c) => nullFlags(c)),
   };

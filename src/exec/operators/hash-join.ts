@@ -28,6 +28,16 @@ function buildKeyStrings(table: JoinTable, k: number): string[] {
   return s;
 }
 
+/**
+ * Buffers for converted probe keys, shared by every join of this worker thread: keys are read and
+ * used within one `process` call, which never runs another operator before it returns.
+ */
+const scratch: Float64Array[] = [];
+function keyScratch(keys: number, rows: number): Float64Array[] {
+  for (let k = 0; k < keys; k++) if (scratch[k] === undefined || scratch[k].length < rows) scratch[k] = new Float64Array(Math.max(rows, 1024));
+  return scratch;
+}
+
 export class HashJoinOperator implements Operator {
   readonly stats: OperatorStats;
   private pairsProbe = new Int32Array(1024);
@@ -205,7 +215,7 @@ export class HashJoinOperator implements Operator {
 
   private process(page: Page): Page | null {
     const t = this.table;
-    const probe = this.probeKeys.length ? readKeys(this.probeKeys.map((k) => page.columns[k])) : null;
+    const probe = this.probeKeys.length ? readKeys(this.probeKeys.map((k) => page.columns[k]), keyScratch(this.probeKeys.length, page.length)) : null;
     let count = this.match(page, probe);
     let probeIdx = this.pairsProbe.subarray(0, count);
     let buildIdx = this.pairsBuild.subarray(0, count);
