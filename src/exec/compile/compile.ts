@@ -65,12 +65,62 @@ function cached<T extends RawFilter | RawProject>(key: string, build: () => { so
   return hit as { fn: T; consts: unknown[]; source: string };
 }
 
+const COMPARISONS = new Set(['$eq', '$ne', '$lt', '$le', '$gt', '$ge']);
+const NUMERIC_IDS = new Set(['tinyint', 'smallint', 'integer', 'bigint', 'real', 'double', 'decimal', 'date', 'timestamp']);
+
+/**
+ * Whether a predicate is AND/OR/NOT over comparisons of NOT NULL numeric columns and numeric
+ * literals: it can then be evaluated without branches (no NULLs, nothing that can fail).
+ */
+function branchFree(e: Expr, shapes: readonly ColumnShape[]): boolean {
+  switch (e.kind) {
+    case 'and':
+    case 'or':
+      return e.args.every((a) => branchFree(a, shapes));
+    case 'not':
+      return branchFree(e.arg, shapes);
+    case 'call':
+      return (
+        COMPARISONS.has(e.name) &&
+        e.args.every((a) => {
+          if (a.kind === 'literal') return typeof a.value === 'number' && Number.isFinite(a.value);
+          if (a.kind !== 'column') return false;
+          const shape = shapes[a.index];
+          return shape !== undefined && shape.kind === 'fixed' && !shape.nullable && NUMERIC_IDS.has(shape.type.id);
+        })
+      );
+    default:
+      return false;
+  }
+}
+
+/** A branch-free predicate as a 0/1 integer expression (see branchFree). */
+function emitBranchFree(e: Expr, b: KernelBuilder, body: string[]): string {
+  switch (e.kind) {
+    case 'and':
+      return `(${e.args.map((a) => emitBranchFree(a, b, body)).join(' & ')})`;
+    case 'or':
+      return `(${e.args.map((a) => emitBranchFree(a, b, body)).join(' | ')})`;
+    case 'not':
+      return `(${emitBranchFree(e.arg, b, body)} ^ 1)`;
+    default:
+      return `((${b.emit(e, body).v}) | 0)`;
+  }
+}
+
 export function compileFilter(predicate: Expr, shapes: readonly ColumnShape[]): FilterKernel & { source: string } {
   const used = usedColumns([predicate]);
   const key = `F|${JSON.stringify(predicate)}|${shapeKey(shapes, used)}`;
   const { fn, consts, source } = cached<RawFilter>(key, () => {
     const b = new KernelBuilder(shapes);
     const body: string[] = [];
+    if (branchFree(predicate, shapes)) {
+      // Random data makes short-circuit branches unpredictable: evaluate every comparison and
+      // append the row index unconditionally, advancing the count by the 0/1 result.
+      const r = emitBranchFree(predicate, b, body);
+      const lines = [...b.columnPrologue(), 'const n = a1, sel = a2;', 'let count = 0;', 'for (let i = 0; i < n; i++) {', ...body.map((l) => `  ${l}`), `  sel[count] = i;`, `  count += ${r};`, '}', 'return count;'];
+      return { source: lines.join('\n'), consts: b.consts };
+    }
     const r = b.emit(predicate, body);
     const lines = [
       ...b.columnPrologue(),
