@@ -62,6 +62,9 @@ export interface SessionUpdates {
   setSchema?: string;
 }
 
+/** How long an answer carrying the last rows waits for the query to finish, to be the final answer. */
+const LAST_ROWS_WAIT_MS = 20;
+
 export class Query {
   state: QueryState = 'QUEUED';
   readonly createTime = Date.now();
@@ -204,11 +207,25 @@ export class Query {
     for (;;) {
       const rows = this.takeRows(targetBytes);
       if (rows.length > 0 || this.done || this.resultDrainedAndExecutionDone() || Date.now() >= deadline || signal.aborted) {
-        if (rows.length === 0 && !this.done && this.resultDrainedAndExecutionDone()) this.transition('FINISHED');
+        // The last rows may travel on the final answer (as Presto does; clients accept both): a
+        // small query then takes POST + one GET instead of POST + two GETs. Reading the last rows
+        // lets the root task finish within a few ticks: wait for that briefly.
+        if (rows.length > 0 && this.resultDrained && this.state === 'RUNNING') await this.waitForStateChange(LAST_ROWS_WAIT_MS);
+        if (!this.done && this.resultDrainedAndExecutionDone()) this.transition('FINISHED');
         return this.buildAnswer(rows.length > 0 ? rows : null, false);
       }
       await this.waitForProgress(Math.max(1, deadline - Date.now()), signal);
     }
+  }
+
+  private waitForStateChange(timeoutMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(resolve, timeoutMs);
+      this.stateWaiters.push(() => {
+        clearTimeout(t);
+        resolve();
+      });
+    });
   }
 
   private resultDrainedAndExecutionDone(): boolean {
@@ -260,7 +277,7 @@ export class Query {
   }
 
   private buildAnswer(rows: JsonValue[][] | null, initial: boolean): StatementAnswer {
-    const final = !initial && (this.state === 'FAILED' || (this.state === 'FINISHED' && rows === null));
+    const final = !initial && (this.state === 'FAILED' || this.state === 'FINISHED');
     const body: Record<string, unknown> = { id: this.id, infoUri: this.infoUri };
     if (!final) {
       body.partialCancelUri = `${this.baseUrl}/v1/stage/${this.id}.${this.execution?.leafStageId() ?? 0}`;
