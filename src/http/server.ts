@@ -5,9 +5,9 @@
 // Absolute-form targets. uWS 20.51 answers a request line such as
 // `DELETE http://host:8080/v1/statement/x/1 HTTP/1.1` with 505 before JavaScript sees it, and
 // presto-client cancels queries exactly so. With `frontDoor` on (the default) a small node:net
-// listener owns the public port: it reduces an absolute-form target on a connection's first request
-// line to its path, prefixes a PROXY v2 header (so uWS still reports the client's address) and
-// pipes the connection to uWS on a private loopback port. presto-client opens one connection per
+// listener on a thread of its own (front-door.ts) owns the public port: it reduces an absolute-form
+// target on a connection's first request line to its path, prefixes a PROXY v2 header (so uWS still
+// reports the client's address) and pipes the connection to uWS on a private loopback port. presto-client opens one connection per
 // request, so the first request line is the one that matters; absolute-form targets on later
 // requests of a keep-alive connection are still refused by uWS. The cost is one extra loopback hop
 // per connection; `frontDoor: false` binds uWS to the public port directly.
@@ -15,12 +15,12 @@
 // Replies carry the handler's headers plus what uWS always writes itself (`Date`,
 // `uWebSockets: 20`, `Content-Length`); the server adds only `Connection: close` when it closes the
 // connection (413, shutdown).
-import net from 'node:net';
 import { STATUS_CODES } from 'node:http';
 import type * as uws from '@uwsjs/core';
 import type { Router, UnroutedRequest } from './router.js';
 import { HttpError, json, type HttpReply } from './types.js';
 import { silentLogger, type Logger } from '../util/logger.js';
+import { startFrontDoorThread, type FrontDoorThread } from './front-door-thread.js';
 import { formatDataSize } from '../util/wire-format.js';
 
 /** Receives one call per request and one per response; NodeHealth implements it. */
@@ -213,10 +213,10 @@ export async function listen(router: Router, options: ListenOptions = {}): Promi
   });
   const uwsBoundPort = uWS.us_socket_local_port(listenSocket);
 
-  let door: FrontDoor | undefined;
+  let door: FrontDoorThread | undefined;
   if (useFrontDoor) {
     try {
-      door = await openFrontDoor(host, options.port ?? 0, uwsBoundPort, logger);
+      door = await startFrontDoorThread(host, options.port ?? 0, uwsBoundPort, logger);
     } catch (error) {
       uWS.us_listen_socket_close(listenSocket);
       app.close();
@@ -233,7 +233,7 @@ export async function listen(router: Router, options: ListenOptions = {}): Promi
   const close = (timeoutMs = defaultShutdownMs): Promise<void> =>
     (closed ??= (async () => {
       closing = true;
-      door?.stopAccepting();
+      await door?.stopAccepting();
       uWS.us_listen_socket_close(listenSocket);
       if (inFlight > 0) {
         let timer: NodeJS.Timeout | undefined;
@@ -248,10 +248,7 @@ export async function listen(router: Router, options: ListenOptions = {}): Promi
       // flush and close by themselves before the rest (idle keep-alives) are cut.
       await waitUntil(() => openConnections === 0, CLOSE_GRACE_MS);
       app.close();
-      if (door) {
-        await waitUntil(() => door.openSockets() === 0, CLOSE_GRACE_MS);
-        door.destroyAll();
-      }
+      await door?.drain(CLOSE_GRACE_MS);
     })());
 
   return {
@@ -318,139 +315,4 @@ function displayHost(host: string): string {
   if (host === '0.0.0.0' || host === '') return '127.0.0.1';
   if (host === '::') return '[::1]';
   return host.includes(':') ? `[${host}]` : host;
-}
-
-// ---------------------------------------------------------------------------------------------
-// The front door: public port → (first request line reduced to origin-form, PROXY v2) → uWS.
-
-interface FrontDoor {
-  readonly port: number;
-  openSockets(): number;
-  stopAccepting(): void;
-  destroyAll(): void;
-}
-
-const PROXY_V2_SIGNATURE = Buffer.from([0x0d, 0x0a, 0x0d, 0x0a, 0x00, 0x0d, 0x0a, 0x51, 0x55, 0x49, 0x54, 0x0a]);
-const MAX_REQUEST_LINE = 16 * 1024;
-const ABSOLUTE_FORM = /^([A-Za-z]+) [A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#\s]*(\S*) (HTTP\/\d\.\d)\r?\n/;
-
-async function openFrontDoor(host: string, port: number, upstreamPort: number, logger: Logger): Promise<FrontDoor> {
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer({ noDelay: true, allowHalfOpen: true }, (client) => {
-    sockets.add(client);
-    client.on('close', () => sockets.delete(client));
-    client.on('error', () => client.destroy());
-    let head: Buffer = Buffer.alloc(0);
-    const onData = (data: Buffer): void => {
-      head = head.length === 0 ? data : Buffer.concat([head, data]);
-      const lineEnd = head.indexOf(0x0a);
-      if (lineEnd < 0 && head.length < MAX_REQUEST_LINE) return;
-      client.off('data', onData);
-      client.pause();
-      connectUpstream(client, rewriteRequestLine(head), upstreamPort, sockets, logger);
-    };
-    client.on('data', onData);
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen({ host, port }, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address() as net.AddressInfo;
-  return {
-    port: address.port,
-    openSockets: () => sockets.size,
-    stopAccepting: () => server.close(),
-    destroyAll: () => {
-      for (const socket of sockets) socket.destroy();
-    },
-  };
-}
-
-function connectUpstream(client: net.Socket, head: Buffer, upstreamPort: number, sockets: Set<net.Socket>, logger: Logger): void {
-  const upstream = net.connect({ host: '127.0.0.1', port: upstreamPort, noDelay: true, allowHalfOpen: true });
-  sockets.add(upstream);
-  upstream.on('close', () => {
-    sockets.delete(upstream);
-    // The piped reply may still be queued on `client`: end it, and drop the socket once flushed.
-    if (client.destroyed) return;
-    client.end();
-    if (client.writableFinished) client.destroy();
-    else client.once('finish', () => client.destroy());
-  });
-  client.on('close', () => upstream.destroy());
-  upstream.on('error', (error) => {
-    logger.debug({ err: error }, 'front door upstream error');
-    upstream.destroy();
-  });
-  upstream.write(proxyHeader(client));
-  upstream.write(head);
-  client.pipe(upstream);
-  upstream.pipe(client);
-  client.resume();
-}
-
-/** Reduces an absolute-form target on the first request line to origin-form; other input is unchanged. */
-export function rewriteRequestLine(head: Buffer): Buffer {
-  const lineEnd = head.indexOf(0x0a);
-  if (lineEnd < 0) return head;
-  const line = head.subarray(0, lineEnd + 1).toString('latin1');
-  const match = ABSOLUTE_FORM.exec(line);
-  if (!match) return head;
-  let target = match[2]!;
-  if (target === '' || target.startsWith('?')) target = `/${target}`;
-  return Buffer.concat([Buffer.from(`${match[1]} ${target} ${match[3]}\r\n`, 'latin1'), head.subarray(lineEnd + 1)]);
-}
-
-/** A PROXY protocol v2 header carrying the client's address, so uWS reports it as the peer. */
-function proxyHeader(client: net.Socket): Buffer {
-  const remote = client.remoteAddress ?? '';
-  const local = client.localAddress ?? '';
-  const v4 = net.isIPv4(remote) ? remote : remote.startsWith('::ffff:') && net.isIPv4(remote.slice(7)) ? remote.slice(7) : undefined;
-  const localV4 = net.isIPv4(local) ? local : local.startsWith('::ffff:') && net.isIPv4(local.slice(7)) ? local.slice(7) : '127.0.0.1';
-  if (v4) {
-    const header = Buffer.alloc(16 + 12);
-    PROXY_V2_SIGNATURE.copy(header);
-    header[12] = 0x21; // version 2, PROXY
-    header[13] = 0x11; // TCP over IPv4
-    header.writeUInt16BE(12, 14);
-    v4.split('.').forEach((octet, i) => (header[16 + i] = Number(octet)));
-    localV4.split('.').forEach((octet, i) => (header[20 + i] = Number(octet)));
-    header.writeUInt16BE(client.remotePort ?? 0, 24);
-    header.writeUInt16BE(client.localPort ?? 0, 26);
-    return header;
-  }
-  if (net.isIPv6(remote)) {
-    const header = Buffer.alloc(16 + 36);
-    PROXY_V2_SIGNATURE.copy(header);
-    header[12] = 0x21;
-    header[13] = 0x21; // TCP over IPv6
-    header.writeUInt16BE(36, 14);
-    ipv6Bytes(remote).copy(header, 16);
-    ipv6Bytes(net.isIPv6(local) ? local : '::1').copy(header, 32);
-    header.writeUInt16BE(client.remotePort ?? 0, 48);
-    header.writeUInt16BE(client.localPort ?? 0, 50);
-    return header;
-  }
-  // Unknown family: a LOCAL command, uWS then reports the loopback peer.
-  const header = Buffer.alloc(16);
-  PROXY_V2_SIGNATURE.copy(header);
-  header[12] = 0x20;
-  return header;
-}
-
-function ipv6Bytes(address: string): Buffer {
-  const bytes = Buffer.alloc(16);
-  const zone = address.indexOf('%');
-  const plain = zone >= 0 ? address.slice(0, zone) : address;
-  const [left, right] = plain.includes('::') ? plain.split('::') : [plain, undefined];
-  const parse = (part: string | undefined): number[] =>
-    !part ? [] : part.split(':').flatMap((group) => (group.includes('.') ? group.split('.').map(Number).reduce<number[]>((acc, b, i, all) => (i % 2 ? acc : [...acc, (b << 8) | all[i + 1]!]), []) : [parseInt(group, 16)]));
-  const head = parse(left);
-  const tail = parse(right);
-  const groups = [...head, ...new Array<number>(8 - head.length - tail.length).fill(0), ...tail];
-  groups.forEach((group, i) => bytes.writeUInt16BE(group & 0xffff, i * 2));
-  return bytes;
 }
