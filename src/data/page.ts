@@ -130,7 +130,8 @@ export function readBit(bits: Uint8Array, row: number): boolean {
 const utf8 = new TextDecoder();
 const utf8Encoder = new TextEncoder();
 
-function bufferOf(bytes: Uint8Array): Buffer {
+/** A Buffer view of the bytes (no copy), for native decoding. */
+export function bufferOf(bytes: Uint8Array): Buffer {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 

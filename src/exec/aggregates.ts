@@ -553,6 +553,14 @@ class FirstBytesAccumulator implements Accumulator {
   }
 }
 
+/** Hash of a (group, value) pair, mixed so that its low bits (the slot) depend on every input bit. */
+function pairHash(g: number, v: number): number {
+  let h = hashNumber(v) ^ Math.imul(g + 0x632be5ab, 0x9e3779b1);
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
 /** Feeds the wrapped accumulator only the first occurrence of each value per group (single step only). */
 class DistinctAccumulator implements Accumulator {
   /** Seen (group, value) pairs: open addressing over typed arrays; strings are interned to numbers first. */
@@ -584,47 +592,61 @@ class DistinctAccumulator implements Accumulator {
 
   /** Adds (g, v); true when it was not there yet. */
   private insert(g: number, v: number): boolean {
-    let mask = this.slots.length - 1;
-    let slot = (Math.imul(hashNumber(v) ^ Math.imul(g, 0x9e3779b1), 0x85ebca6b) >>> 0) & mask;
+    const mask = this.slots.length - 1;
+    let slot = pairHash(g, v) & mask;
+    const slots = this.slots;
+    const groups = this.pairGroups;
+    const values = this.pairValues;
     for (;;) {
-      const p = this.slots[slot];
+      const p = slots[slot];
       if (p < 0) break;
-      if (this.pairGroups[p] === g && Object.is(this.pairValues[p], v)) return false;
+      // Values are canonical (-0 → 0, one NaN): === plus NaN's self-inequality decides.
+      if (groups[p] === g && (values[p] === v || (v !== v && values[p] !== values[p]))) return false;
       slot = (slot + 1) & mask;
     }
     const p = this.pairs++;
-    if (p >= this.pairGroups.length) {
-      const groups = new Int32Array(this.pairGroups.length * 2);
-      groups.set(this.pairGroups);
+    groups[p] = g;
+    values[p] = v;
+    slots[slot] = p;
+    return true;
+  }
+
+  /** Room for `more` new pairs: arrays and slots (kept at most half full) grown once, up front. */
+  private reserve(more: number): void {
+    const need = this.pairs + more;
+    if (need > this.pairGroups.length) {
+      let size = this.pairGroups.length;
+      while (size < need) size *= 2;
+      const groups = new Int32Array(size);
+      groups.set(this.pairGroups.subarray(0, this.pairs));
       this.pairGroups = groups;
-      const values = new Float64Array(this.pairValues.length * 2);
-      values.set(this.pairValues);
+      const values = new Float64Array(size);
+      values.set(this.pairValues.subarray(0, this.pairs));
       this.pairValues = values;
     }
-    this.pairGroups[p] = g;
-    this.pairValues[p] = v;
-    this.slots[slot] = p;
-    if (this.pairs * 2 > this.slots.length) {
-      // Grow and re-insert every pair.
-      this.slots = new Int32Array(this.slots.length * 2).fill(-1);
-      mask = this.slots.length - 1;
-      for (let q = 0; q < this.pairs; q++) {
-        let s = (Math.imul(hashNumber(this.pairValues[q]) ^ Math.imul(this.pairGroups[q], 0x9e3779b1), 0x85ebca6b) >>> 0) & mask;
-        while (this.slots[s] >= 0) s = (s + 1) & mask;
-        this.slots[s] = q;
-      }
+    if (need * 2 <= this.slots.length) return;
+    let size = this.slots.length;
+    while (size < need * 2) size *= 2;
+    // Grow and re-insert every pair.
+    this.slots = new Int32Array(size).fill(-1);
+    const mask = size - 1;
+    for (let q = 0; q < this.pairs; q++) {
+      let s = pairHash(this.pairGroups[q], this.pairValues[q]) & mask;
+      while (this.slots[s] >= 0) s = (s + 1) & mask;
+      this.slots[s] = q;
     }
-    return true;
   }
 
   update(groups: Int32Array, n: number, args: readonly Column[], mask: Uint8Array | null, groupCount: number): void {
     const values = this.codes(args[0]);
     const nulls = nullFlags(args[0]);
     const keep = new Uint8Array(n);
+    this.reserve(n);
     for (let i = 0; i < n; i++) {
       if ((mask !== null && mask[i] === 0) || (nulls !== null && nulls[i] === 1)) continue;
       // -0 and 0 are one value; NaN is one value (Object.is compares them so).
-      const v = values[i] === 0 ? 0 : values[i];
+      const x = values[i];
+      const v = x === 0 ? 0 : x !== x ? NaN : x;
       if (this.insert(groups[i], v)) keep[i] = 1;
     }
     this.inner.update(groups, n, args, keep, groupCount);

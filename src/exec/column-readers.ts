@@ -1,7 +1,7 @@
 // Column values in the two forms the non-generated operators (hash, aggregates, sort) work with:
 // numbers in a Float64Array (ints, int64 pairs, dates, decimals, booleans as 0/1) or JS strings.
 
-import { readUtf8, type Column } from '../data/page.js';
+import { bufferOf, readUtf8, type Column } from '../data/page.js';
 
 export function isStringColumn(col: Column): boolean {
   return col.kind !== 'fixed';
@@ -30,6 +30,9 @@ export function numericValues(col: Column, scratch?: Float64Array): Float64Array
 
 const dictCache = new WeakMap<object, string[]>();
 
+/** Columns up to this many bytes of text are decoded in one piece (see stringValues). */
+const WHOLE_DECODE_MAX_BYTES = 16 << 20;
+
 export function stringValues(col: Column): string[] {
   const n = col.length;
   const out = new Array<string>(n);
@@ -42,6 +45,17 @@ export function stringValues(col: Column): string[] {
     }
     for (let i = 0; i < n; i++) out[i] = strings[col.indices[i]];
   } else if (col.kind === 'varchar') {
+    const first = col.offsets[0];
+    const bytes = col.offsets[n] - first;
+    if (bytes > 0 && bytes <= WHOLE_DECODE_MAX_BYTES) {
+      // One native decode of the whole column instead of one per row. When it yields exactly one
+      // code unit per byte (no multi-byte sequences), byte offsets are string offsets.
+      const whole = bufferOf(col.data).toString('utf8', first, first + bytes);
+      if (whole.length === bytes) {
+        for (let i = 0; i < n; i++) out[i] = whole.substring(col.offsets[i] - first, col.offsets[i + 1] - first);
+        return out;
+      }
+    }
     for (let i = 0; i < n; i++) out[i] = readUtf8(col, i);
   } else throw new Error('stringValues on a fixed-width column');
   return out;

@@ -54,43 +54,72 @@ export class OrderByOperator implements Operator {
   }
 }
 
+/**
+ * Row order for the sort keys: each key becomes dense ranks (direction and NULL placement applied),
+ * and when all ranks and the row index fit one exact double the rows sort as plain numbers (the
+ * engine's native numeric sort); otherwise by comparing rank arrays. Ties keep input order.
+ */
 export function sortedIndices(page: Page, keys: readonly SortKey[]): Int32Array {
   const n = page.length;
-  const readers = keys.map((k) => {
-    const col = page.columns[k.index];
-    const strings = isStringColumn(col);
-    return {
-      nums: strings ? null : numericValues(col),
-      strs: strings ? stringValues(col) : null,
-      nulls: nullFlags(col),
-      dir: k.ascending ? 1 : -1,
-      nullOrder: k.nullsFirst ? -1 : 1,
-    };
-  });
+  const ranks = keys.map((k) => keyRanks(page, k, n));
+  let span = n;
+  for (const r of ranks) span *= r.count;
   const perm = new Int32Array(n);
+  if (span < Number.MAX_SAFE_INTEGER) {
+    const packed = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      let x = 0;
+      for (const r of ranks) x = x * r.count + r.ranks[i];
+      packed[i] = x * n + i;
+    }
+    packed.sort();
+    for (let j = 0; j < n; j++) perm[j] = packed[j] % n;
+    return perm;
+  }
   for (let i = 0; i < n; i++) perm[i] = i;
   perm.sort((a, b) => {
-    for (const r of readers) {
-      const an = r.nulls !== null && r.nulls[a] === 1;
-      const bn = r.nulls !== null && r.nulls[b] === 1;
-      if (an || bn) {
-        if (an && bn) continue;
-        return an ? r.nullOrder : -r.nullOrder;
-      }
-      let c: number;
-      if (r.nums) {
-        const x = r.nums[a];
-        const y = r.nums[b];
-        // NaN sorts above every other double, as in Trino.
-        c = x < y ? -1 : x > y ? 1 : x === y ? 0 : Number.isNaN(x) ? (Number.isNaN(y) ? 0 : 1) : -1;
-      } else {
-        const x = (r.strs as string[])[a];
-        const y = (r.strs as string[])[b];
-        c = x < y ? -1 : x > y ? 1 : 0;
-      }
-      if (c !== 0) return c * r.dir;
+    for (const r of ranks) {
+      const c = r.ranks[a] - r.ranks[b];
+      if (c !== 0) return c;
     }
     return a - b;
   });
   return perm;
+}
+
+/** Dense ranks 0..count-1 of one sort key per row, in the key's order (direction, NULLs first or last). */
+function keyRanks(page: Page, key: SortKey, n: number): { ranks: Int32Array; count: number } {
+  const col = page.columns[key.index];
+  const nulls = nullFlags(col);
+  const rank = new Map<number | string, number>();
+  let distinct: (number | string)[];
+  let values: ArrayLike<number> | readonly string[];
+  if (isStringColumn(col)) {
+    const strings = stringValues(col);
+    values = strings;
+    for (let i = 0; i < n; i++) if ((nulls === null || nulls[i] === 0) && !rank.has(strings[i])) rank.set(strings[i], 0);
+    distinct = [...rank.keys()].sort((x, y) => ((x as string) < (y as string) ? -1 : (x as string) > (y as string) ? 1 : 0));
+  } else {
+    const nums = numericValues(col);
+    values = nums;
+    for (let i = 0; i < n; i++) if ((nulls === null || nulls[i] === 0) && !rank.has(nums[i] === 0 ? 0 : nums[i])) rank.set(nums[i] === 0 ? 0 : nums[i], 0);
+    // Numeric order with NaN above every other value, as in Trino.
+    distinct = Float64Array.from(rank.keys() as Iterable<number>).sort() as unknown as number[];
+    distinct = Array.from(distinct);
+  }
+  const d = distinct.length;
+  const hasNull = nulls !== null && nulls.includes(1);
+  // NULLs take rank 0 (first) or d (last); values shift by one when NULLs come first.
+  const shift = hasNull && key.nullsFirst ? 1 : 0;
+  distinct.forEach((v, r) => rank.set(v, (key.ascending ? r : d - 1 - r) + shift));
+  const nullRank = key.nullsFirst ? 0 : d;
+  const ranks = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    if (nulls !== null && nulls[i] === 1) ranks[i] = nullRank;
+    else {
+      const v = values[i];
+      ranks[i] = rank.get(v === 0 ? 0 : v) as number;
+    }
+  }
+  return { ranks, count: d + (hasNull ? 1 : 0) };
 }
