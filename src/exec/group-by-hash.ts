@@ -167,7 +167,22 @@ export class GroupByHash {
         if ((nums[c] as Float64Array)[r] !== this.keyValues[c][g]) return false;
         continue;
       }
-      const { data, start, end } = GroupByHash.rowBytes(keys[c], r);
+      // The row's UTF-8 bytes, read in place (no per-row object).
+      const col = keys[c];
+      let data: Uint8Array;
+      let start: number;
+      let end: number;
+      if (col.kind === 'dict') {
+        const d = col.dictionary;
+        const x = col.indices[r];
+        data = d.data;
+        start = d.offsets[x];
+        end = d.offsets[x + 1];
+      } else if (col.kind === 'varchar') {
+        data = col.data;
+        start = col.offsets[r];
+        end = col.offsets[r + 1];
+      } else throw new Error('a string key column must be utf8 or dictionary encoded');
       const len = end - start;
       if (len !== (this.varLengths[c] as Int32Array)[g]) return false;
       const at = this.keyValues[c][g];
