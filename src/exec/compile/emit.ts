@@ -5,7 +5,7 @@
 
 import type { SqlType } from '../../data/types.js';
 import type { Expr } from '../../sql/ir.js';
-import { byteLikeColumnMatcher, byteLikeMatcher, likeMatcher } from './runtime.js';
+import { byteLikeColumnMatcher, byteLikeMatcher, likeMatcher, prefixInColumnMatcher } from './runtime.js';
 
 /** What the kernel knows about an input column: its layout and whether it can hold NULLs. */
 export interface ColumnShape {
@@ -375,6 +375,8 @@ export class KernelBuilder {
   }
 
   private emitIn(arg: Expr, list: readonly Expr[], negated: boolean, out: string[]): Emitted {
+    const prefix = this.prefixIn(arg, list);
+    if (prefix) return negated ? { v: `(!${prefix.v})`, n: prefix.n } : prefix;
     const a = this.materialize(this.emit(arg, out), out);
     const v = this.fresh('v');
     const n = this.fresh('n');
@@ -395,6 +397,22 @@ export class KernelBuilder {
     if (listHasNull) out.push(`${n} = true;`);
     out.push('}');
     return negated ? { v: `(!${v})`, n } : { v, n };
+  }
+
+  /** `substring(col, 1, L) IN ('..', ...)` on a plain UTF-8 column: one byte pass per page (Q22). */
+  private prefixIn(arg: Expr, list: readonly Expr[]): Emitted | null {
+    if (arg.kind !== 'call' || (arg.name !== 'substring' && arg.name !== 'substr') || arg.args.length !== 3) return null;
+    const [column, start, length] = arg.args;
+    if (column.kind !== 'column' || this.shapes[column.index]?.kind !== 'varchar') return null;
+    if (start.kind !== 'literal' || start.value !== 1 || length.kind !== 'literal' || typeof length.value !== 'number') return null;
+    if (list.length === 0 || !list.every((x) => x.kind === 'literal' && typeof x.value === 'string')) return null;
+    const matcher = prefixInColumnMatcher(length.value, list.map((x) => (x as { value: string }).value));
+    if (!matcher) return null;
+    this.emitColumn(column.index); // declares the column in the prologue
+    const shape = this.shapes[column.index];
+    const n = shape.nullable ? `(m${column.index} !== null && ((m${column.index}[i >> 3] >> (i & 7)) & 1) === 0)` : 'false';
+    const hits = this.hoist(`${this.constant(matcher)}(cols[${column.index}])`);
+    return { v: `(${hits}[i] !== 0)`, n };
   }
 
   private emitCase(whens: readonly { when: Expr; then: Expr }[], otherwise: Expr | null, out: string[]): Emitted {

@@ -153,6 +153,38 @@ export function byteLikeColumnMatcher(pattern: string): ((col: { readonly length
   };
 }
 
+/**
+ * `substring(col, 1, length) IN (literals)` over a UTF-8 column, answered on bytes for a whole page
+ * (1 per matching row), or null when a literal is not ASCII. An ASCII literal of `length`
+ * characters matches exactly the rows whose first `length` bytes are its bytes (those bytes are
+ * then ASCII, so they are the first `length` characters); a shorter literal matches only a row
+ * that is exactly it.
+ */
+export function prefixInColumnMatcher(length: number, literals: readonly string[]): ((col: { readonly length: number; readonly data: Uint8Array; readonly offsets: Int32Array }) => Uint8Array) | null {
+  if (!Number.isInteger(length) || length < 1 || literals.some((t) => !/^[\x00-\x7f]*$/u.test(t))) return null;
+  const full = new Set(literals.filter((t) => t.length === length));
+  const whole = new Set(literals.filter((t) => t.length < length));
+  return (col) => {
+    const n = col.length;
+    const hits = new Uint8Array(n);
+    const { data, offsets } = col;
+    for (let r = 0; r < n; r++) {
+      const start = offsets[r];
+      const size = offsets[r + 1] - start;
+      if (size >= length && full.size > 0) {
+        let key = '';
+        for (let b = 0; b < length; b++) key += String.fromCharCode(data[start + b]);
+        if (full.has(key)) hits[r] = 1;
+      } else if (size < length && whole.size > 0) {
+        let key = '';
+        for (let b = 0; b < size; b++) key += String.fromCharCode(data[start + b]);
+        if (whole.has(key)) hits[r] = 1;
+      }
+    }
+    return hits;
+  };
+}
+
 const likeCache = new Map<string, (s: string) => boolean>();
 
 function like(s: string, pattern: string, escape: string | null): boolean {
