@@ -94,4 +94,16 @@ describe('plan choices', () => {
     expect(text).toMatch(/step = PARTIAL/u);
     expect(text).toMatch(/step = FINAL/u);
   });
+
+  it('distinct-value counts make an equality on a 150-value column more selective than a date range (probe part first)', async () => {
+    const text = await plan(`select count(*) from lineitem l, part p, orders o where l.partkey = p.partkey and l.orderkey = o.orderkey
+      and p.type = 'ECONOMY ANODIZED STEEL' and o.orderdate between date '1995-01-01' and date '1996-12-31'`);
+    const fragments = text.split(/\n(?=Fragment )/u);
+    const partFragment = /^Fragment (\d+)/u.exec(fragments.find((f) => f.includes('tpch.tiny.part')) ?? '')?.[1];
+    const lineitem = fragments.find((f) => f.includes('tpch.tiny.lineitem')) ?? '';
+    const partJoin = new RegExp(`join (\\d+) <- fragment ${partFragment}\\b`, 'u').exec(lineitem)?.[1];
+    expect(partJoin).toBeDefined();
+    const firstProbe = /LookupJoinOperator\[type = INNER, build = (\d+)/u.exec(lineitem)?.[1];
+    expect(firstProbe).toBe(partJoin);
+  });
 });

@@ -8,6 +8,8 @@ import { pageFromRows } from './rows.js';
 export interface ColumnMetadata {
   readonly name: string;
   readonly type: SqlType;
+  /** Number of distinct values, when the connector knows it (guides filter selectivity). */
+  readonly distinctValues?: number;
 }
 
 export interface TableMetadata {

@@ -6,7 +6,7 @@
 
 import { BOOLEAN } from '../data/types.js';
 import { andAll, conjuncts, exprKey, referencedColumns, remapColumns, type Expr } from './ir.js';
-import { estimateRows, type Field, type PlanNode } from './plan.js';
+import { estimateRows, knownSelectivity, type Field, type PlanNode } from './plan.js';
 
 export interface Relation {
   readonly plan: PlanNode;
@@ -37,10 +37,13 @@ export function factorDisjunction(e: Expr): Expr[] {
   return [...common, { kind: 'or', args: rest as Expr[], type: BOOLEAN }];
 }
 
-function selectivity(e: Expr): number {
+/** Estimated fraction of a relation's rows a filter conjunct keeps (distinct-value counts when known). */
+function selectivity(e: Expr, input: PlanNode): number {
+  const known = knownSelectivity(e, input);
+  if (known !== undefined) return known;
   if (e.kind === 'call' && e.name === '$eq') return 0.1;
   if (e.kind === 'like' || e.kind === 'in') return 0.25;
-  if (e.kind === 'or') return Math.min(1, e.args.reduce((s, a) => s + selectivity(a), 0));
+  if (e.kind === 'or') return Math.min(1, e.args.reduce((s, a) => s + selectivity(a, input), 0));
   return 0.33;
 }
 
@@ -145,7 +148,7 @@ export function planJoinGroup(relations: readonly Relation[], predicates: readon
     const f = andAll(filters[i]);
     return f ? ({ kind: 'filter', input: r.plan, predicate: f, fields: r.plan.fields } as PlanNode) : r.plan;
   });
-  const reduction = relations.map((_, i) => filters[i].reduce((s, f) => s * selectivity(f), 1));
+  const reduction = relations.map((r, i) => filters[i].reduce((s, f) => s * selectivity(f, r.plan), 1));
   const estimates = relations.map((r, i) => Math.max(1, estimateRows(r.plan) * reduction[i]));
 
   /** Edges between relation c and a set of relations, with c's side first. */

@@ -3,7 +3,7 @@
 
 import type { SqlType } from '../data/types.js';
 import type { TableMetadata } from '../connectors/catalog.js';
-import type { Expr } from './ir.js';
+import { conjuncts, type Expr } from './ir.js';
 import type { WindowFunctionSpec } from '../exec/specs.js';
 
 export interface Field {
@@ -104,6 +104,42 @@ function baseRows(node: PlanNode): number {
   }
 }
 
+/** Distinct values of an output column, when the connector knows them (traced back to the scan). */
+export function distinctValues(node: PlanNode, index: number): number | undefined {
+  switch (node.kind) {
+    case 'scan':
+      return node.table.columns[node.columns[index]]?.distinctValues;
+    case 'filter':
+    case 'sort':
+    case 'limit':
+      return distinctValues(node.input, index);
+    case 'project': {
+      const e = node.exprs[index];
+      return e?.kind === 'column' ? distinctValues(node.input, e.index) : undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The fraction of `input`'s rows a conjunct keeps, from distinct-value counts: `col = literal`
+ * keeps 1/NDV, `col IN (k literals)` k/NDV; undefined when no count is known.
+ */
+export function knownSelectivity(e: Expr, input: PlanNode): number | undefined {
+  if (e.kind === 'call' && e.name === '$eq') {
+    const [a, b] = e.args;
+    const column = a.kind === 'column' && b.kind === 'literal' ? a : b.kind === 'column' && a.kind === 'literal' ? b : null;
+    const ndv = column ? distinctValues(input, column.index) : undefined;
+    return ndv ? 1 / ndv : undefined;
+  }
+  if (e.kind === 'in' && !e.negated && e.arg.kind === 'column' && e.list.every((x) => x.kind === 'literal')) {
+    const ndv = distinctValues(input, e.arg.index);
+    return ndv ? Math.min(1, e.list.length / ndv) : undefined;
+  }
+  return undefined;
+}
+
 /** Rough output cardinality, for join ordering and build-side choice. */
 export function estimateRows(node: PlanNode): number {
   switch (node.kind) {
@@ -111,8 +147,12 @@ export function estimateRows(node: PlanNode): number {
       return node.table.rowCount;
     case 'values':
       return node.rows.length;
-    case 'filter':
-      return Math.max(1, estimateRows(node.input) * 0.3);
+    case 'filter': {
+      // 0.3 for an unknown predicate; less where distinct-value counts say so.
+      let known = 1;
+      for (const c of conjuncts(node.predicate)) known *= knownSelectivity(c, node.input) ?? 1;
+      return Math.max(1, estimateRows(node.input) * Math.min(0.3, known));
+    }
     case 'aggregate':
       return node.groupBy.length === 0 ? 1 : Math.max(1, Math.min(estimateRows(node.input), estimateRows(node.input) * 0.2));
     case 'limit':

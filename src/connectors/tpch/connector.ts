@@ -30,6 +30,17 @@ const PRIMARY_KEYS: Record<string, string[]> = {
   lineitem: ['orderkey', 'linenumber'],
 };
 
+/** Distinct values of tpch's low-cardinality columns (dbgen's fixed domains, any scale). */
+const DISTINCT_VALUES: Record<string, Record<string, number>> = {
+  region: { name: 5 },
+  nation: { name: 25, regionkey: 5 },
+  supplier: { nationkey: 25 },
+  customer: { nationkey: 25, mktsegment: 5 },
+  part: { mfgr: 5, brand: 25, type: 150, size: 50, container: 40 },
+  orders: { orderstatus: 3, orderpriority: 5, shippriority: 1 },
+  lineitem: { returnflag: 3, linestatus: 2, linenumber: 7, quantity: 50, discount: 11, tax: 9, shipinstruct: 4, shipmode: 7 },
+};
+
 /** Schemas Trino lists; any other `sf<number>` also resolves. */
 const LISTED_SCHEMAS = ['tiny', 'sf1', 'sf100', 'sf300', 'sf1000', 'sf3000', 'sf10000', 'sf30000', 'sf100000'];
 
@@ -68,7 +79,10 @@ export class TpchConnector implements Connector {
     // Splits hold whole generation units: lineitem rows by order, partsupp rows by part.
     const unitKey = table === 'lineitem' ? 'orderkey' : table === 'partsupp' ? 'partkey' : null;
     const partitionedBy = unitKey ? [t.columns.findIndex((c) => c.name === unitKey)] : primaryKey;
-    return { catalog: 'tpch', schema, name: table, columns: t.columns.map((c) => ({ name: c.name, type: c.type })), rowCount, primaryKey, partitionedBy };
+    // A one-column key has as many distinct values as rows.
+    const distinct = (name: string, i: number): number | undefined => DISTINCT_VALUES[table]?.[name] ?? (primaryKey.length === 1 && primaryKey[0] === i ? rowCount : undefined);
+    const columns = t.columns.map((c, i) => ({ name: c.name, type: c.type, ...(distinct(c.name, i) !== undefined ? { distinctValues: distinct(c.name, i) } : {}) }));
+    return { catalog: 'tpch', schema, name: table, columns, rowCount, primaryKey, partitionedBy };
   }
 
   splits(table: TableMetadata, _targetRows: number, columns: readonly number[] = table.columns.map((_, i) => i)): Split[] {
