@@ -8,9 +8,9 @@ import { TPCH_TABLE_NAMES, TPCH_TABLES, tpchRowCount, tpchSplits, type TpchTable
 
 /** Bounds of rows per generated split: enough splits to keep every worker busy, few enough to amortise calls. */
 export const TPCH_MIN_SPLIT_ROWS = 1 << 14;
-export const TPCH_MAX_SPLIT_ROWS = 1 << 18;
+export const TPCH_MAX_SPLIT_ROWS = 1 << 19;
 /** Splits a table is cut into when its size allows (a power of two of rows each, so cache keys are stable). */
-const TARGET_SPLITS = 16;
+const TARGET_SPLITS = 8;
 
 function splitRowsFor(rows: number): number {
   let size = TPCH_MIN_SPLIT_ROWS;
