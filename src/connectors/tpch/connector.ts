@@ -8,7 +8,7 @@ import { TPCH_TABLE_NAMES, TPCH_TABLES, tpchRowCount, tpchSplits, type TpchTable
 
 /** Bounds of rows per generated split: enough splits to keep every worker busy, few enough to amortise calls. */
 export const TPCH_MIN_SPLIT_ROWS = 1 << 14;
-export const TPCH_MAX_SPLIT_ROWS = 1 << 19;
+export const TPCH_MAX_SPLIT_ROWS = 1 << 18;
 /** Splits a table is cut into when its size allows (a power of two of rows each, so cache keys are stable). */
 const TARGET_SPLITS = 8;
 
