@@ -25,7 +25,7 @@ export interface ProjectKernel {
   readonly source: string;
 }
 
-const cache = new Map<string, { fn: RawFilter | RawProject; consts: unknown[]; source: string }>();
+const cache = new Map<string, { fn: RawFilter | RawProject; consts: unknown[]; source: string; nullable?: boolean[] }>();
 const CACHE_LIMIT = 2000;
 
 /** Whether kernels are compiled; tests may switch to the reference evaluator. */
@@ -51,18 +51,18 @@ function usedColumns(exprs: readonly Expr[]): Set<number> {
   return used;
 }
 
-function cached<T extends RawFilter | RawProject>(key: string, build: () => { source: string; consts: unknown[] }): { fn: T; consts: unknown[]; source: string } {
+function cached<T extends RawFilter | RawProject>(key: string, build: () => { source: string; consts: unknown[]; nullable?: boolean[] }): { fn: T; consts: unknown[]; source: string; nullable?: boolean[] } {
   let hit = cache.get(key);
   if (!hit) {
-    const { source, consts } = build();
+    const { source, consts, nullable } = build();
     // Fixed parameter names; `new Function` gives a sloppy-mode function, so the body opts into strict.
     const fn = new Function('cols', 'a1', 'a2', 'rt', 'k', 'out', `'use strict';\n${source}`) as RawFilter | RawProject;
-    hit = { fn, consts, source };
+    hit = { fn, consts, source, nullable };
     if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
     cache.set(key, hit);
     lastCompiledSource = source;
   }
-  return hit as { fn: T; consts: unknown[]; source: string };
+  return hit as { fn: T; consts: unknown[]; source: string; nullable?: boolean[] };
 }
 
 const COMPARISONS = new Set(['$eq', '$ne', '$lt', '$le', '$gt', '$ge']);
@@ -163,15 +163,16 @@ export function compileProjection(exprs: readonly (Expr | null)[], shapes: reado
   const live = exprs.filter((e): e is Expr => e !== null);
   const used = usedColumns(live);
   const key = `P|${JSON.stringify(exprs)}|${shapeKey(shapes, used)}`;
-  const nullableOutputs: boolean[] = [];
-  const { fn, consts, source } = cached<RawProject>(key, () => {
+  const { fn, consts, source, nullable } = cached<RawProject>(key, () => {
     const b = new KernelBuilder(shapes);
     const body: string[] = [];
     const decl: string[] = [];
     const tail: string[] = [];
+    const nullable: boolean[] = exprs.map(() => false);
     exprs.forEach((e, j) => {
       if (!e) return;
       const r = b.emit(e, body);
+      nullable[j] = r.n !== 'false';
       if (e.type.id === 'varchar') decl.push(`const o${j} = out[${j}].builder; let x${j} = false;`);
       else decl.push(`const o${j} = out[${j}].values; const q${j} = out[${j}].validity; let x${j} = false;`);
       body.push(...storeCode(j, e.type, r.v, r.n));
@@ -187,15 +188,15 @@ export function compileProjection(exprs: readonly (Expr | null)[], shapes: reado
       '}',
       ...tail,
     ];
-    return { source: lines.join('\n'), consts: b.consts };
+    return { source: lines.join('\n'), consts: b.consts, nullable };
   });
-  void nullableOutputs;
   const kernel = ((cols: readonly Column[], sel: Int32Array | null, count: number): Column[] => {
-    const out: OutputTarget[] = exprs.map((e) => {
+    const out: OutputTarget[] = exprs.map((e, j) => {
       if (!e) return { anyNull: false };
       if (e.type.id === 'varchar') return { builder: new VarcharBuilder(e.type, count), anyNull: false };
-      const col = allocFixedColumn(e.type, count, true);
-      (col.validity as Uint8Array).fill(0xff);
+      // Validity only where the expression can be NULL (the kernel never writes it otherwise).
+      const col = allocFixedColumn(e.type, count, nullable?.[j] ?? true);
+      col.validity?.fill(0xff);
       return { values: col.values, validity: col.validity, anyNull: false };
     });
     fn(cols, sel, count, runtime, consts, out);
