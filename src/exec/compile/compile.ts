@@ -39,7 +39,8 @@ function shapeKey(shapes: readonly ColumnShape[], used: ReadonlySet<number>): st
   return shapes.map((s, i) => (used.has(i) ? `${s.kind[0]}${s.nullable ? 'n' : ''}` : '-')).join(',');
 }
 
-function usedColumns(exprs: readonly Expr[]): Set<number> {
+/** The input columns the expressions read. */
+export function usedColumns(exprs: readonly Expr[]): Set<number> {
   const used = new Set<number>();
   const walk = (e: unknown): void => {
     if (!e || typeof e !== 'object') return;

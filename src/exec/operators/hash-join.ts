@@ -7,8 +7,8 @@ import type { Column, Page } from '../../data/page.js';
 import type { Expr } from '../../sql/ir.js';
 import { EngineError } from '../../util/engine-error.js';
 import { stringValues } from '../column-readers.js';
-import { compileFilter, shapesOf } from '../compile/compile.js';
-import { gatherColumn, gatherWithNulls } from '../gather.js';
+import { compileFilter, shapesOf, usedColumns } from '../compile/compile.js';
+import { gatherColumn, gatherWithNulls, nullColumn } from '../gather.js';
 import { hashNumber, hashRow, mixNumber, readKeys, ROW_HASH_SEED, type JoinTable, type KeyReader } from '../join-table.js';
 import { emptyOperatorStats, type OperatorStats } from '../metrics.js';
 import { streamPage, type Operator, type PageSink } from './operator.js';
@@ -198,6 +198,25 @@ export class HashJoinOperator implements Operator {
     return count;
   }
 
+  /**
+   * The pairs as the residual filter sees them (probe ++ build columns): only the columns it reads
+   * are gathered; the others are empty stand-ins of the same kind, which its kernel never touches.
+   */
+  private filterCandidates(page: Page, probeIdx: Int32Array, buildIdx: Int32Array, count: number): Page {
+    const t = this.table;
+    const width = page.columns.length;
+    const used = (this.filterColumns ??= usedColumns([this.filter as Expr]));
+    const columns: Column[] = [];
+    for (let c = 0; c < width + t.types.length; c++) {
+      const source = c < width ? page.columns[c] : t.page.columns[c - width];
+      if (used.has(c)) columns.push(c < width ? gatherColumn(source, probeIdx, count) : gatherWithNulls(source, t.types[c - width], buildIdx, count));
+      else columns.push(source === undefined ? nullColumn(t.types[c - width], 0) : ({ ...source, length: 0, validity: null } as Column));
+    }
+    return { length: count, columns };
+  }
+
+  private filterColumns: Set<number> | undefined;
+
   /** The joined pairs as a page: all columns, or (`selected`) only the emitted ones. */
   private combined(page: Page, probeIdx: Int32Array, buildIdx: Int32Array, count: number, selected = false): Page {
     const t = this.table;
@@ -220,7 +239,7 @@ export class HashJoinOperator implements Operator {
     let probeIdx = this.pairsProbe.subarray(0, count);
     let buildIdx = this.pairsBuild.subarray(0, count);
     if (this.filter && count > 0) {
-      const candidates = this.combined(page, probeIdx, buildIdx, count);
+      const candidates = this.filterCandidates(page, probeIdx, buildIdx, count);
       const sel = new Int32Array(count);
       const kept = compileFilter(this.filter, shapesOf(candidates))(candidates.columns, count, sel);
       const p = new Int32Array(kept);
