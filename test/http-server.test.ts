@@ -197,6 +197,16 @@ describe('HTTP server on uWebSockets.js', () => {
     expect((await after.json()).length).toBe(60 * 1024);
   });
 
+  it('delivers the 413 of a chunked upload past the limit every time (the rest is drained, not reset)', async () => {
+    const chunk = 'a'.repeat(16 * 1024);
+    const chunks = Array.from({ length: 8 }, () => `${chunk.length.toString(16)}\r\n${chunk}\r\n`).join('');
+    const statuses = new Set<number>();
+    for (let k = 0; k < 60; k++) {
+      statuses.add(parseRaw(await rawRequest(server.port, `POST /echo HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n${chunks}0\r\n\r\n`)).status);
+    }
+    expect([...statuses]).toEqual([413]);
+  });
+
   it('routes an absolute-form target by its path (raw socket)', async () => {
     seen.lastCancel = undefined;
     const res = parseRaw(await rawRequest(server.port, `DELETE http://127.0.0.1:${server.port}/v1/statement/q_9/3?x=1 HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nConnection: close\r\n\r\n`));

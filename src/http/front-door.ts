@@ -14,6 +14,9 @@ export interface FrontDoor {
   destroyAll(): void;
 }
 
+/** How long a connection whose upstream closed may keep sending before it is cut. */
+const LINGER_MS = 2000;
+
 const PROXY_V2_SIGNATURE = Buffer.from([0x0d, 0x0a, 0x0d, 0x0a, 0x00, 0x0d, 0x0a, 0x51, 0x55, 0x49, 0x54, 0x0a]);
 const MAX_REQUEST_LINE = 16 * 1024;
 const ABSOLUTE_FORM = /^([A-Za-z]+) [A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#\s]*(\S*) (HTTP\/\d\.\d)\r?\n/;
@@ -61,11 +64,18 @@ function connectUpstream(client: net.Socket, head: Buffer, upstreamPort: number,
   sockets.add(upstream);
   upstream.on('close', () => {
     sockets.delete(upstream);
-    // The piped reply may still be queued on `client`: end it, and drop the socket once flushed.
     if (client.destroyed) return;
+    // Lingering close: send the queued reply and a FIN, but keep reading (and dropping) what the
+    // client still sends until it closes too. Destroying a socket with unread input sends a reset,
+    // which can make the client lose the reply (e.g. a 413 cut into an oversized upload).
+    client.unpipe(upstream);
+    client.on('data', () => undefined);
+    client.resume();
     client.end();
-    if (client.writableFinished) client.destroy();
-    else client.once('finish', () => client.destroy());
+    const linger = setTimeout(() => client.destroy(), LINGER_MS);
+    linger.unref();
+    client.once('end', () => (client.writableFinished ? client.destroy() : client.once('finish', () => client.destroy())));
+    client.once('close', () => clearTimeout(linger));
   });
   client.on('close', () => upstream.destroy());
   upstream.on('error', (error) => {

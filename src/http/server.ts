@@ -65,6 +65,9 @@ const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
 const UWS_MAX_HEADERS_BYTES = '16384';
 const CLOSE_GRACE_MS = 500;
 
+/** Oversized bodies up to this size are read to their end before the 413 closes the connection. */
+const DRAIN_LIMIT_BYTES = 16 << 20;
+
 function waitUntil(condition: () => boolean, timeoutMs: number): Promise<void> {
   return new Promise((resolve) => {
     const deadline = Date.now() + timeoutMs;
@@ -158,19 +161,27 @@ export async function listen(router: Router, options: ListenOptions = {}): Promi
       finishOne();
     };
 
+    // A declared oversize body is refused at once (the client may be waiting to send it).
     const declared = Number(headers['content-length'] ?? 0);
     if (declared > maxBodyBytes) {
       reply(tooLarge(maxBodyBytes));
       return;
     }
+    // A body that grows past the limit gets 413 and the connection closes. Closing with unread input
+    // makes the kernel send a reset, which can destroy the 413 before the client (or the front door)
+    // reads it: up to the drain limit the rest of the body is read and dropped first.
+    const drainLimit = Math.max(DRAIN_LIMIT_BYTES, 16 * maxBodyBytes);
+    let overLimit = false;
 
     const chunks: Buffer[] = [];
     let received = 0;
     res.onData((chunk, isLast) => {
       if (done) return;
       received += chunk.byteLength;
-      if (received > maxBodyBytes) {
-        reply(tooLarge(maxBodyBytes));
+      if (received > maxBodyBytes) overLimit = true;
+      if (overLimit) {
+        chunks.length = 0;
+        if (isLast || received > drainLimit) reply(tooLarge(maxBodyBytes));
         return;
       }
       // uWS neuters the chunk when this callback returns: copy it.
