@@ -45,3 +45,41 @@ describe('double sums merge independently of order', () => {
     });
   }
 });
+
+describe('fused raw update', () => {
+  it('equals the per-aggregate updates: count(*), count, sum and avg over nullable and non-null numbers', async () => {
+    const { fusedUpdate } = await import('../src/exec/fused-update.js');
+    const { BIGINT: BIG, DECIMAL_TYPE } = { BIGINT: { id: 'bigint' } as const, DECIMAL_TYPE: { id: 'decimal', precision: 12, scale: 2 } as const };
+    const n = 1000;
+    const groups = Int32Array.from({ length: n }, (_, i) => (i * 7) % 13);
+    const doubles = columnFromNumbers(DOUBLE, Array.from({ length: n }, (_, i) => i * 0.25 - 40), null, n);
+    const nullable = columnFromNumbers(DOUBLE, Array.from({ length: n }, (_, i) => i % 3), Array.from({ length: n }, (_, i) => (i % 5 === 0 || i % 13 === 4 ? 1 : 0)), n);
+    const bigints = columnFromNumbers(BIG, Array.from({ length: n }, (_, i) => i * 1000), null, n);
+    const decimals = columnFromNumbers(DECIMAL_TYPE, Array.from({ length: n }, (_, i) => i * 3), null, n);
+    const specs: { spec: AggregateSpec; args: ReturnType<typeof columnFromNumbers>[] }[] = [
+      { spec: { name: 'count_star', args: [], argType: null, filter: null, distinct: false, type: BIG }, args: [] },
+      { spec: { name: 'count', args: [0], argType: DOUBLE, filter: null, distinct: false, type: BIG }, args: [nullable] },
+      { spec: { name: 'sum', args: [0], argType: DOUBLE, filter: null, distinct: false, type: DOUBLE }, args: [doubles] },
+      { spec: { name: 'sum', args: [0], argType: DOUBLE, filter: null, distinct: false, type: DOUBLE }, args: [nullable] },
+      { spec: { name: 'sum', args: [0], argType: BIG, filter: null, distinct: false, type: BIG }, args: [bigints] },
+      { spec: { name: 'avg', args: [0], argType: DOUBLE, filter: null, distinct: false, type: DOUBLE }, args: [nullable] },
+      { spec: { name: 'avg', args: [0], argType: DECIMAL_TYPE, filter: null, distinct: false, type: DECIMAL_TYPE }, args: [decimals] },
+    ];
+    const groupCount = 13;
+    const fused = specs.map((s) => createAccumulator(s.spec, false));
+    const plain = specs.map((s) => createAccumulator(s.spec, false));
+    // Two pages, so state carries across calls.
+    for (let page = 0; page < 2; page++) {
+      expect(fusedUpdate(fused, specs.map((s) => s.args), specs.map(() => false), groups, n, groupCount)).toBe(true);
+      plain.forEach((acc, k) => acc.update(groups, n, specs[k].args, null, groupCount));
+    }
+    fused.forEach((acc, k) => {
+      const a = acc.final(groupCount);
+      const b = plain[k].final(groupCount);
+      expect([...numericValues(a).subarray(0, groupCount)]).toEqual([...numericValues(b).subarray(0, groupCount)]);
+      expect(a.validity === null ? null : [...a.validity]).toEqual(b.validity === null ? null : [...b.validity]);
+    });
+    // A FILTER clause (or a DISTINCT) keeps the per-aggregate path.
+    expect(fusedUpdate(fused, specs.map((s) => s.args), specs.map((_, k) => k === 2), groups, n, groupCount)).toBe(false);
+  });
+});

@@ -18,6 +18,19 @@ export interface Accumulator {
   intermediate(groupCount: number): Column[];
   final(groupCount: number): Column;
   memoryBytes(): number;
+  /**
+   * For a fused update loop (fused-update.ts): this accumulator's per-row operation and its state
+   * arrays sized for `groupCount`, or undefined when it has no fused form.
+   */
+  fused?(groupCount: number): FusedPart | undefined;
+}
+
+/** One aggregate's part of a fused raw update (see fused-update.ts). */
+export interface FusedPart {
+  /** count_star: n[g]++; count: n[g]++ for non-NULL; sum: v[g] += x, e[g] = 0; avg: v[g] += x, n[g]++. */
+  readonly op: 'count_star' | 'count' | 'sum' | 'avg';
+  /** count*: [counts]; sum: [values, empty flags]; avg: [sums, counts]. */
+  readonly states: readonly (Float64Array | Uint8Array)[];
 }
 
 export function intermediateTypes(spec: AggregateSpec): SqlType[] {
@@ -66,6 +79,11 @@ class CountAccumulator implements Accumulator {
   private readonly counts = new Growable();
 
   constructor(private readonly star: boolean) {}
+
+  fused(groupCount: number): FusedPart {
+    this.counts.ensure(groupCount);
+    return { op: this.star ? 'count_star' : 'count', states: [this.counts.values] };
+  }
 
   update(groups: Int32Array, n: number, args: readonly Column[], mask: Uint8Array | null, groupCount: number): void {
     this.counts.ensure(groupCount);
@@ -170,6 +188,11 @@ class CompensatedSums {
 class DoubleSumAccumulator implements Accumulator {
   private readonly state = new CompensatedSums();
 
+  fused(groupCount: number): FusedPart {
+    this.state.ensure(groupCount);
+    return { op: 'sum', states: [this.state.sums.values, this.state.sums.empty] };
+  }
+
   update(groups: Int32Array, n: number, args: readonly Column[], mask: Uint8Array | null, groupCount: number): void {
     this.state.ensure(groupCount);
     this.state.update(groups, n, numericValues(args[0]), nullFlags(args[0]), mask);
@@ -205,6 +228,12 @@ class NumericAccumulator implements Accumulator {
     private readonly fold: NumericFold,
     private readonly type: SqlType,
   ) {}
+
+  fused(groupCount: number): FusedPart | undefined {
+    if (this.fold !== 'sum') return undefined;
+    this.state.ensure(groupCount);
+    return { op: 'sum', states: [this.state.values, this.state.empty] };
+  }
 
   private apply(g: number, x: number): void {
     const s = this.state;
@@ -289,6 +318,11 @@ class AverageAccumulator implements Accumulator {
   private ensure(m: number): void {
     this.sums.ensure(m);
     this.counts.ensure(m);
+  }
+
+  fused(groupCount: number): FusedPart {
+    this.ensure(groupCount);
+    return { op: 'avg', states: [this.sums.sums.values, this.counts.values] };
   }
 
   update(groups: Int32Array, n: number, args: readonly Column[], mask: Uint8Array | null, groupCount: number): void {

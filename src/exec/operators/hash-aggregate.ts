@@ -4,6 +4,7 @@
 import type { Column, Page } from '../../data/page.js';
 import type { SqlType } from '../../data/types.js';
 import { createAccumulator, filterMask, intermediateTypes, rowStates, type Accumulator } from '../aggregates.js';
+import { fusedUpdate } from '../fused-update.js';
 import { GroupByHash } from '../group-by-hash.js';
 import { emptyOperatorStats, nowNanos, recordInput, recordOutput, type OperatorStats } from '../metrics.js';
 import type { AggregateSpec } from '../specs.js';
@@ -56,7 +57,17 @@ export class HashAggregateOperator implements Operator {
     }
     this.hash.reserve(n);
     const groups = this.hash.groupIds(this.groupBy.map((i) => page.columns[i]), n);
-    this.aggregates.forEach((a, k) => {
+    const fused =
+      this.step !== 'final' &&
+      fusedUpdate(
+        this.accumulators,
+        this.aggregates.map((a) => a.args.map((i) => page.columns[i])),
+        this.aggregates.map((a) => a.filter !== null || a.distinct),
+        groups,
+        n,
+        this.hash.groupCount,
+      );
+    if (!fused) this.aggregates.forEach((a, k) => {
       const acc = this.accumulators[k];
       if (this.step === 'final') {
         const width = intermediateTypes(a).length;
