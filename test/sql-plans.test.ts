@@ -107,4 +107,37 @@ describe('plan choices', () => {
     const firstProbe = /LookupJoinOperator\[type = INNER, build = (\d+)/u.exec(lineitem)?.[1];
     expect(firstProbe).toBe(partJoin);
   });
+
+  describe('the disabled_rules session property', () => {
+    const q10 = `select c.custkey, c.name, sum(l.extendedprice) from customer c, orders o, lineitem l
+      where c.custkey = o.custkey and l.orderkey = o.orderkey group by c.custkey, c.name`;
+    const withRules = async (rules: string, sql: string) => runQuery(server.baseUrl, sql, { 'X-Trino-Session': `disabled_rules=${rules}` });
+
+    it('switches eager aggregation off (the customer stage then aggregates after its join) and answers the same rows', async () => {
+      const off = await withRules('eager_aggregation', `explain (type distributed) ${q10}`);
+      expect(off.error).toBeUndefined();
+      const lineitem = (off.rows.map((r) => String(r[0])).join('\n').split(/\n(?=Fragment )/u).find((f) => f.includes('tpch.tiny.lineitem')) ?? '');
+      expect(lineitem).toMatch(/LookupJoinOperator[\s\S]*HashAggregationOperator/u);
+      const on = await plan(q10);
+      expect(on).not.toBe(off.rows.map((r) => String(r[0])).join('\n'));
+      const sorted = (rows: unknown[][]) => rows.map((r) => JSON.stringify(r)).sort();
+      const a = await withRules('eager_aggregation,prune_columns', q10);
+      const b = await runQuery(server.baseUrl, q10);
+      expect(a.error).toBeUndefined();
+      expect(sorted(a.rows)).toEqual(sorted(b.rows));
+      expect(a.rows.length).toBeGreaterThan(100);
+    });
+
+    it('fails the query with INVALID_SESSION_PROPERTY for an unknown rule', async () => {
+      const r = await withRules('no_such_rule', 'select 1');
+      expect(r.error?.errorName).toBe('INVALID_SESSION_PROPERTY');
+      expect(r.error?.errorCode).toBe(14);
+      expect(r.error?.message).toMatch(/unknown rule 'no_such_rule'/u);
+    });
+
+    it('is listed by SHOW SESSION with its current value', async () => {
+      const r = await withRules('fold_constants', 'show session');
+      expect(r.rows).toContainEqual(['disabled_rules', 'fold_constants', '', 'varchar', expect.stringContaining('eager_aggregation')]);
+    });
+  });
 });

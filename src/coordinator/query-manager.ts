@@ -13,6 +13,7 @@ import { analyzeQuery, resolveTableName, type AnalysisContext } from '../sql/ana
 import { isWriteStatement } from '../sql/ddl.js';
 import { explainAnalyze, explainDistributed, explainLogical } from '../sql/explain.js';
 import { fragmentPlan, rowsPlan, type QueryPlan, type StagePlan } from '../sql/fragment.js';
+import { RULE_NAMES } from '../sql/optimize/index.js';
 import { parseStatement, type Statement } from '../sql/parse.js';
 import { EngineError } from '../util/engine-error.js';
 import type { Logger } from '../util/logger.js';
@@ -144,7 +145,7 @@ export class QueryManager implements QueryDriver {
   }
 
   private analysisContext(query: Query): AnalysisContext {
-    return { catalogs: this.options.catalogs, catalog: query.session.catalog, schema: query.session.schema, sql: query.sql, now: query.createTime };
+    return { catalogs: this.options.catalogs, catalog: query.session.catalog, schema: query.session.schema, sql: query.sql, now: query.createTime, disabledRules: disabledRules(query.session.properties) };
   }
 
   private plan(query: Query, statement: Statement): QueryPlan | undefined {
@@ -195,7 +196,11 @@ export class QueryManager implements QueryDriver {
         return this.rows(['Column', 'Type', 'Extra', 'Comment'], [VARCHAR, VARCHAR, VARCHAR, VARCHAR], table.columns.map((c) => [c.name, typeDisplayName(c.type), '', '']));
       }
       case 'showSession':
-        return this.rows(['Name', 'Value', 'Default', 'Type', 'Description'], [VARCHAR, VARCHAR, VARCHAR, VARCHAR, VARCHAR], []);
+        return this.rows(
+          ['Name', 'Value', 'Default', 'Type', 'Description'],
+          [VARCHAR, VARCHAR, VARCHAR, VARCHAR, VARCHAR],
+          [[DISABLED_RULES, query.session.properties[DISABLED_RULES] ?? '', '', 'varchar', `Planning rules to skip, comma separated (${RULE_NAMES.join(', ')})`]],
+        );
     }
   }
 
@@ -261,4 +266,19 @@ function filterLike(values: readonly string[], like: string | undefined): string
   if (like === undefined) return sorted;
   const m = likeMatcher(like, null);
   return sorted.filter(m);
+}
+
+const DISABLED_RULES = 'disabled_rules';
+
+/** The `disabled_rules` session property: rule names, comma separated; an unknown name fails the query. */
+function disabledRules(properties: Readonly<Record<string, string>>): ReadonlySet<string> {
+  const value = properties[DISABLED_RULES];
+  if (value === undefined || value.trim() === '') return new Set();
+  const names = value.split(',').map((n) => n.trim().toLowerCase()).filter((n) => n !== '');
+  for (const name of names) {
+    if (!RULE_NAMES.includes(name)) {
+      throw new EngineError('INVALID_SESSION_PROPERTY', `Invalid value for session property '${DISABLED_RULES}': unknown rule '${name}' (rules: ${RULE_NAMES.join(', ')})`);
+    }
+  }
+  return new Set(names);
 }

@@ -61,7 +61,7 @@ interface SelectResult {
  * Analyzes and optimizes a query (rules named in `disabledRules` are skipped: the optimizer's and
  * the analyzer's own, eager_aggregation).
  */
-export function analyzeQuery(ast: AstNode, ctx: AnalysisContext, disabledRules: ReadonlySet<string> = new Set()): PlanNode {
+export function analyzeQuery(ast: AstNode, ctx: AnalysisContext, disabledRules: ReadonlySet<string> = ctx.disabledRules ?? new Set()): PlanNode {
   const { plan, names } = analyzeSelect(ast, { ...ctx, disabledRules }, undefined, 'query');
   return optimize({ kind: 'output', input: plan, names, fields: plan.fields.map((f, i) => ({ name: names[i], type: f.type })) }, disabledRules);
 }

@@ -15,6 +15,7 @@ export const ERROR_CODES = {
   DIVISION_BY_ZERO: { code: 8, type: 'USER_ERROR' },
   INVALID_CAST_ARGUMENT: { code: 9, type: 'USER_ERROR' },
   NOT_SUPPORTED: { code: 13, type: 'USER_ERROR' },
+  INVALID_SESSION_PROPERTY: { code: 14, type: 'USER_ERROR' },
   INVALID_WINDOW_FRAME: { code: 15, type: 'USER_ERROR' },
   NUMERIC_VALUE_OUT_OF_RANGE: { code: 19, type: 'USER_ERROR' },
   SUBQUERY_MULTIPLE_ROWS: { code: 28, type: 'USER_ERROR' },

@@ -1,5 +1,5 @@
-// The optimizer driver: named rules run in order; a caller can switch rules off by name
-// (analyzeQuery's `disabledRules`) to compare optimized and unoptimized plans.
+// The optimizer driver: named rules run in order; a caller can switch rules off by name (the
+// `disabled_rules` session property, analyzeQuery's `disabledRules`) to compare plans.
 
 import type { PlanNode } from '../plan.js';
 import { foldConstants } from './fold-constants.js';
@@ -11,6 +11,9 @@ export const RULES: readonly { readonly name: string; readonly apply: (plan: Pla
   { name: 'reduce_group_keys', apply: reduceGroupKeys },
   { name: 'prune_columns', apply: pruneColumns },
 ];
+
+/** Every rule a session may switch off (`disabled_rules`): the optimizer's and the analyzer's own. */
+export const RULE_NAMES: readonly string[] = [...RULES.map((r) => r.name), 'eager_aggregation'];
 
 export function optimize(plan: PlanNode, disabled: ReadonlySet<string> = new Set()): PlanNode {
   return RULES.reduce((p, rule) => (disabled.has(rule.name) ? p : rule.apply(p)), plan);
