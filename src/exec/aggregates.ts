@@ -136,38 +136,29 @@ class CompensatedSums {
     }
   }
 
-  /** Raw values in row order: plain addition (rows with mask 0 or NULL skipped). */
+  /**
+   * Raw values in row order: plain addition (rows with mask 0 or NULL skipped). The unfiltered
+   * case runs fused (fused-update.ts); this loop serves FILTER clauses.
+   */
   update(groups: Int32Array, n: number, v: ArrayLike<number>, nulls: Uint8Array | null, mask: Uint8Array | null): void {
     const values = this.sums.values;
     const empty = this.sums.empty;
-    if (mask === null && nulls === null) {
-      for (let i = 0; i < n; i++) {
-        const g = groups[i];
-        values[g] = empty[g] === 1 ? v[i] : values[g] + v[i];
-        empty[g] = 0;
-      }
-      return;
-    }
     for (let i = 0; i < n; i++) {
       if ((mask !== null && mask[i] === 0) || (nulls !== null && nulls[i] === 1)) continue;
       const g = groups[i];
-      values[g] = empty[g] === 1 ? v[i] : values[g] + v[i];
+      values[g] += v[i];
       empty[g] = 0;
     }
   }
 
-  /** A partial sum, in any order: compensated (`first`: whether an empty group takes x as is). */
-  merge(g: number, x: number, first = true): void {
+  /** A partial sum, in any order: compensated. Sums start at 0, so a group's first partial is exact. */
+  merge(g: number, x: number): void {
     const s = this.sums;
-    if (first && s.empty[g] === 1) {
-      s.values[g] = x;
-      s.empty[g] = 0;
-      return;
-    }
     const a = s.values[g];
     const t = a + x;
     this.comp[g] += Math.abs(a) >= Math.abs(x) ? a - t + x : x - t + a;
     s.values[g] = t;
+    s.empty[g] = 0;
   }
 
   total(g: number): number {
@@ -345,7 +336,7 @@ class AverageAccumulator implements Accumulator {
     const cv = numericValues(states[1]);
     const c = this.counts.values;
     for (let i = 0; i < n; i++) {
-      this.sums.merge(groups[i], sv[i], false);
+      this.sums.merge(groups[i], sv[i]);
       c[groups[i]] += cv[i];
     }
   }

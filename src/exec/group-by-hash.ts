@@ -148,14 +148,23 @@ export class GroupByHash {
   }
 
   /** The UTF-8 bytes of row r of a string column (plain or dictionary-encoded). */
-  private static rowBytes(col: Column, r: number): { data: Uint8Array; start: number; end: number } {
+  /** One reused span: row bytes are looked up per compared row, which must not allocate. */
+  private readonly span: { data: Uint8Array; start: number; end: number } = { data: new Uint8Array(0), start: 0, end: 0 };
+
+  private rowBytes(col: Column, r: number): { readonly data: Uint8Array; readonly start: number; readonly end: number } {
+    const span = this.span;
     if (col.kind === 'dict') {
       const d = col.dictionary;
       const i = col.indices[r];
-      return { data: d.data, start: d.offsets[i], end: d.offsets[i + 1] };
-    }
-    if (col.kind === 'varchar') return { data: col.data, start: col.offsets[r], end: col.offsets[r + 1] };
-    throw new Error('a string key column must be utf8 or dictionary encoded');
+      span.data = d.data;
+      span.start = d.offsets[i];
+      span.end = d.offsets[i + 1];
+    } else if (col.kind === 'varchar') {
+      span.data = col.data;
+      span.start = col.offsets[r];
+      span.end = col.offsets[r + 1];
+    } else throw new Error('a string key column must be utf8 or dictionary encoded');
+    return span;
   }
 
   private sameKeys(keys: readonly Column[], nulls: readonly (Uint8Array | null)[], nums: readonly (Float64Array | null)[], _dictIds: readonly (Int32Array | null)[], r: number, g: number): boolean {
@@ -167,22 +176,7 @@ export class GroupByHash {
         if ((nums[c] as Float64Array)[r] !== this.keyValues[c][g]) return false;
         continue;
       }
-      // The row's UTF-8 bytes, read in place (no per-row object).
-      const col = keys[c];
-      let data: Uint8Array;
-      let start: number;
-      let end: number;
-      if (col.kind === 'dict') {
-        const d = col.dictionary;
-        const x = col.indices[r];
-        data = d.data;
-        start = d.offsets[x];
-        end = d.offsets[x + 1];
-      } else if (col.kind === 'varchar') {
-        data = col.data;
-        start = col.offsets[r];
-        end = col.offsets[r + 1];
-      } else throw new Error('a string key column must be utf8 or dictionary encoded');
+      const { data, start, end } = this.rowBytes(keys[c], r);
       const len = end - start;
       if (len !== (this.varLengths[c] as Int32Array)[g]) return false;
       const at = this.keyValues[c][g];
@@ -203,7 +197,7 @@ export class GroupByHash {
         this.keyValues[c][g] = (nums[c] as Float64Array)[r];
         continue;
       }
-      const { data, start, end } = GroupByHash.rowBytes(keys[c], r);
+      const { data, start, end } = this.rowBytes(keys[c], r);
       const len = end - start;
       if (this.arenaLength + len > this.arena.length) {
         let size = this.arena.length * 2;

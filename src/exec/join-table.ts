@@ -164,23 +164,11 @@ export function buildJoinTable(pages: readonly Page[], types: readonly SqlType[]
   const next = allocShared(Int32Array, hashed ? Math.max(1, n) : 1);
   const hashes = allocShared(Int32Array, hashed ? Math.max(1, n) : 1);
   const mask = size - 1;
-  if (hashed && single !== null) {
-    const nulls = keys.nulls[0];
-    // Insert in reverse so chains list rows in build order.
+  if (hashed) {
+    const singleNulls = single !== null ? keys.nulls[0] : null;
+    // Insert in reverse so chains list rows in build order. One numeric key is hashed inline.
     for (let r = n - 1; r >= 0; r--) {
-      if (nulls !== null && nulls[r] === 1) {
-        next[r] = -1;
-        continue;
-      }
-      const h = hashNumber(single[r]);
-      hashes[r] = h;
-      const b = h & mask;
-      next[r] = buckets[b];
-      buckets[b] = r;
-    }
-  } else if (hashed) {
-    for (let r = n - 1; r >= 0; r--) {
-      const h = hashRow(keys, r);
+      const h = single === null ? hashRow(keys, r) : singleNulls !== null && singleNulls[r] === 1 ? undefined : hashNumber(single[r]);
       if (h === undefined) {
         next[r] = -1;
         continue;

@@ -41,6 +41,11 @@ export function eagerAggregation(input: EagerAggregationInput): PlanNode | undef
   if ([...groupExprs, ...aggregateExprs].some(hasOuterRef)) return undefined;
   const relationOf = (column: number): number => relations.findIndex((r) => column >= r.offset && column < r.offset + r.width);
   const relationsOf = (e: Expr): Set<number> => new Set([...referencedColumns(e)].map(relationOf));
+  const typeOf = (i: number): Expr['type'] => {
+    const r = relations[relationOf(i)];
+    return r.plan.fields[i - r.offset].type;
+  };
+  const column = (i: number): Expr => ({ kind: 'column', index: i, type: typeOf(i) });
   const pkColumn = (r: number): number | undefined => {
     const pk = relations[r].primaryKey;
     return pk && pk.length === 1 ? relations[r].offset + pk[0] : undefined;
@@ -135,7 +140,7 @@ export function eagerAggregation(input: EagerAggregationInput): PlanNode | undef
   const factPlan = planJoinGroup(factRelations, factPredicates);
 
   const factGroups = groupExprs.map((e, i) => ({ e, i })).filter(({ e }) => inFacts(e));
-  const preExprs: Expr[] = [...factGroups.map(({ e }) => toFacts(e)), ...roots.map(({ edge }) => toFacts({ kind: 'column', index: edge.parentColumn, type: columnType(relations, edge.parentColumn) }))];
+  const preExprs: Expr[] = [...factGroups.map(({ e }) => toFacts(e)), ...roots.map(({ edge }) => toFacts(column(edge.parentColumn)))];
   const keyCount = preExprs.length;
   const slot = (e: Expr): number => {
     preExprs.push(toFacts(e));
@@ -174,11 +179,10 @@ export function eagerAggregation(input: EagerAggregationInput): PlanNode | undef
       return (dimOffset.get(r) as number) + (i - relations[r].offset);
     });
   const joinPredicates: Expr[] = roots.map(({ d, edge }, k) => {
-    const fk: Expr = { kind: 'column', index: factGroups.length + k, type: columnType(relations, edge.parentColumn) };
-    const pk = pkColumn(d) as number;
-    return { kind: 'call', name: '$eq', args: [fk, toJoined({ kind: 'column', index: pk, type: columnType(relations, pk) })], type: BOOLEAN };
+    const fk: Expr = { kind: 'column', index: factGroups.length + k, type: typeOf(edge.parentColumn) };
+    return { kind: 'call', name: '$eq', args: [fk, toJoined(column(pkColumn(d) as number))], type: BOOLEAN };
   });
-  for (const e of edges) if (dims.has(e.a) && dims.has(e.b)) joinPredicates.push(toJoined({ kind: 'call', name: '$eq', args: [col(relations, e.colA), col(relations, e.colB)], type: BOOLEAN }));
+  for (const e of edges) if (dims.has(e.a) && dims.has(e.b)) joinPredicates.push(toJoined({ kind: 'call', name: '$eq', args: [column(e.colA), column(e.colB)], type: BOOLEAN }));
   const joined = planJoinGroup(joinRelations, joinPredicates);
 
   const exprs: Expr[] = [
@@ -189,13 +193,4 @@ export function eagerAggregation(input: EagerAggregationInput): PlanNode | undef
     ...aggregateCalls.map((c, j) => ({ kind: 'column', index: keyCount + j, type: c.type }) as Expr),
   ];
   return { kind: 'project', input: joined, exprs, fields: exprs.map((e, i) => ({ name: `$eager${i}`, type: e.type })) };
-}
-
-function columnType(relations: readonly Relation[], column: number): Expr['type'] {
-  const r = relations.find((x) => column >= x.offset && column < x.offset + x.width) as Relation;
-  return r.plan.fields[column - r.offset].type;
-}
-
-function col(relations: readonly Relation[], column: number): Expr {
-  return { kind: 'column', index: column, type: columnType(relations, column) };
 }

@@ -321,7 +321,6 @@ function newBuilder(source: SourceSpec, inputTypes: SqlType[], scan: StagePlan['
   return { source, scan, inputTypes, ops: [], types: [...inputTypes], children, builds: [], parallel };
 }
 
-/** The scan reads only the columns its first operator uses (projection push-down). */
 /** The scanned table column a pipeline output column passes through unchanged, if any. */
 function scanColumnOf(b: Builder, index: number): number | undefined {
   if (b.source.kind !== 'scan') return undefined;
@@ -355,6 +354,7 @@ function groupsWithinSplits(b: Builder, groupBy: readonly number[]): boolean {
   return partitionedBy.every((c) => keyColumns.has(c));
 }
 
+/** The scan reads only the columns its first operator uses (projection push-down). */
 function pruneScanColumns(b: Builder): void {
   if (b.source.kind !== 'scan') return;
   const first = b.ops[0];

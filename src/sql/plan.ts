@@ -104,22 +104,39 @@ function baseRows(node: PlanNode): number {
   }
 }
 
-/** Distinct values of an output column, when the connector knows them (traced back to the scan). */
-export function distinctValues(node: PlanNode, index: number): number | undefined {
+/** The scan node and table column an output column reads unchanged, if it does. */
+export interface ColumnOrigin {
+  readonly scan: PlanNode & { kind: 'scan' };
+  readonly column: number;
+}
+
+export function columnOrigin(node: PlanNode, index: number): ColumnOrigin | null {
   switch (node.kind) {
     case 'scan':
-      return node.table.columns[node.columns[index]]?.distinctValues;
+      return { scan: node, column: node.columns[index] };
     case 'filter':
     case 'sort':
     case 'limit':
-      return distinctValues(node.input, index);
+      return columnOrigin(node.input, index);
     case 'project': {
       const e = node.exprs[index];
-      return e?.kind === 'column' ? distinctValues(node.input, e.index) : undefined;
+      return e?.kind === 'column' ? columnOrigin(node.input, e.index) : null;
+    }
+    case 'join': {
+      const lw = node.left.fields.length;
+      if (index < lw) return columnOrigin(node.left, index);
+      // Only inner joins keep the right side's rows whole; an outer join may NULL-extend them.
+      return node.joinType === 'inner' ? columnOrigin(node.right, index - lw) : null;
     }
     default:
-      return undefined;
+      return null;
   }
+}
+
+/** Distinct values of an output column, when the connector knows them. */
+function distinctValues(node: PlanNode, index: number): number | undefined {
+  const origin = columnOrigin(node, index);
+  return origin ? origin.scan.table.columns[origin.column]?.distinctValues : undefined;
 }
 
 /**

@@ -171,15 +171,12 @@ export function prefixInColumnMatcher(length: number, literals: readonly string[
     for (let r = 0; r < n; r++) {
       const start = offsets[r];
       const size = offsets[r + 1] - start;
-      if (size >= length && full.size > 0) {
-        let key = '';
-        for (let b = 0; b < length; b++) key += String.fromCharCode(data[start + b]);
-        if (full.has(key)) hits[r] = 1;
-      } else if (size < length && whole.size > 0) {
-        let key = '';
-        for (let b = 0; b < size; b++) key += String.fromCharCode(data[start + b]);
-        if (whole.has(key)) hits[r] = 1;
-      }
+      const candidates = size >= length ? full : whole;
+      if (candidates.size === 0) continue;
+      // The row's first `length` bytes (or all of a shorter row) as a one-char-per-byte string.
+      let key = '';
+      for (let b = 0, end = Math.min(size, length); b < end; b++) key += String.fromCharCode(data[start + b]);
+      if (candidates.has(key)) hits[r] = 1;
     }
     return hits;
   };

@@ -58,6 +58,7 @@ export class HashJoinOperator implements Operator {
     this.stats = emptyOperatorStats(operatorId, 'LookupJoinOperator');
   }
 
+  /** Records pair number `count` (probe row p, build row b), growing the pair arrays as needed. */
   private push(count: number, p: number, b: number): void {
     if (count >= this.pairsProbe.length) {
       const a = new Int32Array(this.pairsProbe.length * 2);
@@ -108,8 +109,6 @@ export class HashJoinOperator implements Operator {
       const bits = t.keyBits;
       const bitsRange = bits === null ? 0 : bits.length * 32;
       const min = t.keyMin;
-      let pp = this.pairsProbe;
-      let pb = this.pairsBuild;
       for (let i = 0; i < page.length; i++) {
         if (nulls !== null && nulls[i] === 1) continue;
         const x = single[i];
@@ -119,16 +118,7 @@ export class HashJoinOperator implements Operator {
           if (!(k >= 0 && k < bitsRange) || (bits[k >>> 5] & (1 << (k & 31))) === 0) continue;
         }
         for (let j = buckets[hashNumber(x) & mask]; j >= 0; j = nextRow[j]) {
-          if (buildKeys[j] !== x) continue;
-          if (count >= pp.length) {
-            this.push(count, i, j);
-            pp = this.pairsProbe;
-            pb = this.pairsBuild;
-            count++;
-            continue;
-          }
-          pp[count] = i;
-          pb[count++] = j;
+          if (buildKeys[j] === x) this.push(count++, i, j);
         }
       }
       return count;
@@ -156,24 +146,12 @@ export class HashJoinOperator implements Operator {
     const range = direct.length;
     const min = t.keyMin;
     let count = 0;
-    let pp = this.pairsProbe;
-    let pb = this.pairsBuild;
     for (let i = 0; i < n; i++) {
       if (nulls !== null && nulls[i] === 1) continue;
       const k = keys[i] - min;
       // Out of range, NaN or not an integer: no build row has that key.
       if (!(k >= 0 && k < range) || (k | 0) !== k) continue;
-      for (let j = direct[k]; j >= 0; j = chain[j]) {
-        if (count >= pp.length) {
-          this.push(count, i, j);
-          pp = this.pairsProbe;
-          pb = this.pairsBuild;
-          count++;
-          continue;
-        }
-        pp[count] = i;
-        pb[count++] = j;
-      }
+      for (let j = direct[k]; j >= 0; j = chain[j]) this.push(count++, i, j);
     }
     return count;
   }

@@ -91,22 +91,14 @@ export function sortedIndices(page: Page, keys: readonly SortKey[]): Int32Array 
 function keyRanks(page: Page, key: SortKey, n: number): { ranks: Int32Array; count: number } {
   const col = page.columns[key.index];
   const nulls = nullFlags(col);
+  // Map keys compare as SameValueZero: -0 and 0 are one value, and so is NaN.
   const rank = new Map<number | string, number>();
-  let distinct: (number | string)[];
-  let values: ArrayLike<number> | readonly string[];
-  if (isStringColumn(col)) {
-    const strings = stringValues(col);
-    values = strings;
-    for (let i = 0; i < n; i++) if ((nulls === null || nulls[i] === 0) && !rank.has(strings[i])) rank.set(strings[i], 0);
-    distinct = [...rank.keys()].sort((x, y) => ((x as string) < (y as string) ? -1 : (x as string) > (y as string) ? 1 : 0));
-  } else {
-    const nums = numericValues(col);
-    values = nums;
-    for (let i = 0; i < n; i++) if ((nulls === null || nulls[i] === 0) && !rank.has(nums[i] === 0 ? 0 : nums[i])) rank.set(nums[i] === 0 ? 0 : nums[i], 0);
-    // Numeric order with NaN above every other value, as in Trino.
-    distinct = Float64Array.from(rank.keys() as Iterable<number>).sort() as unknown as number[];
-    distinct = Array.from(distinct);
-  }
+  const values: ArrayLike<number> | readonly string[] = isStringColumn(col) ? stringValues(col) : numericValues(col);
+  for (let i = 0; i < n; i++) if (nulls === null || nulls[i] === 0) rank.set(values[i], 0);
+  const distinct: (number | string)[] = isStringColumn(col)
+    ? [...rank.keys()].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0))
+    : // Numeric order with NaN above every other value, as in Trino.
+      Array.from(Float64Array.from(rank.keys() as Iterable<number>).sort());
   const d = distinct.length;
   const hasNull = nulls !== null && nulls.includes(1);
   // NULLs take rank 0 (first) or d (last); values shift by one when NULLs come first.
@@ -116,10 +108,7 @@ function keyRanks(page: Page, key: SortKey, n: number): { ranks: Int32Array; cou
   const ranks = new Int32Array(n);
   for (let i = 0; i < n; i++) {
     if (nulls !== null && nulls[i] === 1) ranks[i] = nullRank;
-    else {
-      const v = values[i];
-      ranks[i] = rank.get(v === 0 ? 0 : v) as number;
-    }
+    else ranks[i] = rank.get(values[i]) as number;
   }
   return { ranks, count: d + (hasNull ? 1 : 0) };
 }

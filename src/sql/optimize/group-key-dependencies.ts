@@ -4,43 +4,14 @@
 // and comment: hashing and comparing one bigint instead of several long strings per row.
 
 import type { Expr } from '../ir.js';
-import type { AggregateCall, PlanNode } from '../plan.js';
-
-/** The scan node and table column an output column reads unchanged, if it does. */
-interface Origin {
-  readonly scan: PlanNode & { kind: 'scan' };
-  readonly column: number;
-}
-
-function originOf(node: PlanNode, index: number): Origin | null {
-  switch (node.kind) {
-    case 'scan':
-      return { scan: node, column: node.columns[index] };
-    case 'filter':
-    case 'sort':
-    case 'limit':
-      return originOf(node.input, index);
-    case 'project': {
-      const e = node.exprs[index];
-      return e.kind === 'column' ? originOf(node.input, e.index) : null;
-    }
-    case 'join': {
-      const lw = node.left.fields.length;
-      if (index < lw) return originOf(node.left, index);
-      // Only inner joins keep the right side's rows whole; an outer join may NULL-extend them.
-      return node.joinType === 'inner' ? originOf(node.right, index - lw) : null;
-    }
-    default:
-      return null;
-  }
-}
+import { columnOrigin, type AggregateCall, type ColumnOrigin, type PlanNode } from '../plan.js';
 
 function rewrite(node: PlanNode & { kind: 'aggregate' }): PlanNode {
   if (node.groupBy.length < 2) return node;
-  const origins = node.groupBy.map((k) => originOf(node.input, k));
+  const origins = node.groupBy.map((k) => columnOrigin(node.input, k));
   // Group keys that are a whole primary key of one scan make that scan's other key columns dependent.
   const dependent = new Set<number>();
-  const scans = new Set(origins.filter((o): o is Origin => o !== null).map((o) => o.scan));
+  const scans = new Set(origins.filter((o): o is ColumnOrigin => o !== null).map((o) => o.scan));
   for (const scan of scans) {
     const pk = scan.table.primaryKey;
     if (!pk || pk.length === 0) continue;
