@@ -1,10 +1,13 @@
 // Aggregate states merged in different orders (workers finish in any order) give the same result.
 
 import { describe, expect, it } from 'vitest';
-import { DOUBLE } from '../src/data/types.js';
+import { dictionaryColumn, type Page, type VarcharColumn } from '../src/data/page.js';
+import { BIGINT, decimal, DOUBLE, INTEGER, VARCHAR, type SqlType } from '../src/data/types.js';
+import { HashAggregateOperator } from '../src/exec/operators/hash-aggregate.js';
+import type { Expr } from '../src/sql/ir.js';
 import { createAccumulator } from '../src/exec/aggregates.js';
-import { columnFromNumbers } from '../src/exec/build-columns.js';
-import { numericValues } from '../src/exec/column-readers.js';
+import { columnFromNumbers, columnFromStrings } from '../src/exec/build-columns.js';
+import { nullFlags, numericValues, stringValues } from '../src/exec/column-readers.js';
 import type { AggregateSpec } from '../src/exec/specs.js';
 
 /** Partial sums of very different magnitudes: plain float addition depends on their order. */
@@ -46,40 +49,113 @@ describe('double sums merge independently of order', () => {
   }
 });
 
-describe('fused raw update', () => {
-  it('equals the per-aggregate updates: count(*), count, sum and avg over nullable and non-null numbers', async () => {
-    const { fusedUpdate } = await import('../src/exec/fused-update.js');
-    const { BIGINT: BIG, DECIMAL_TYPE } = { BIGINT: { id: 'bigint' } as const, DECIMAL_TYPE: { id: 'decimal', precision: 12, scale: 2 } as const };
-    const n = 1000;
-    const groups = Int32Array.from({ length: n }, (_, i) => (i * 7) % 13);
-    const doubles = columnFromNumbers(DOUBLE, Array.from({ length: n }, (_, i) => i * 0.25 - 40), null, n);
-    const nullable = columnFromNumbers(DOUBLE, Array.from({ length: n }, (_, i) => i % 3), Array.from({ length: n }, (_, i) => (i % 5 === 0 || i % 13 === 4 ? 1 : 0)), n);
-    const bigints = columnFromNumbers(BIG, Array.from({ length: n }, (_, i) => i * 1000), null, n);
-    const decimals = columnFromNumbers(DECIMAL_TYPE, Array.from({ length: n }, (_, i) => i * 3), null, n);
-    const specs: { spec: AggregateSpec; args: ReturnType<typeof columnFromNumbers>[] }[] = [
-      { spec: { name: 'count_star', args: [], argType: null, filter: null, distinct: false, type: BIG }, args: [] },
-      { spec: { name: 'count', args: [0], argType: DOUBLE, filter: null, distinct: false, type: BIG }, args: [nullable] },
-      { spec: { name: 'sum', args: [0], argType: DOUBLE, filter: null, distinct: false, type: DOUBLE }, args: [doubles] },
-      { spec: { name: 'sum', args: [0], argType: DOUBLE, filter: null, distinct: false, type: DOUBLE }, args: [nullable] },
-      { spec: { name: 'sum', args: [0], argType: BIG, filter: null, distinct: false, type: BIG }, args: [bigints] },
-      { spec: { name: 'avg', args: [0], argType: DOUBLE, filter: null, distinct: false, type: DOUBLE }, args: [nullable] },
-      { spec: { name: 'avg', args: [0], argType: DECIMAL_TYPE, filter: null, distinct: false, type: DECIMAL_TYPE }, args: [decimals] },
-    ];
-    const groupCount = 13;
-    const fused = specs.map((s) => createAccumulator(s.spec, false));
-    const plain = specs.map((s) => createAccumulator(s.spec, false));
-    // Two pages, so state carries across calls.
-    for (let page = 0; page < 2; page++) {
-      expect(fusedUpdate(fused, specs.map((s) => s.args), specs.map(() => false), groups, n, groupCount)).toBe(true);
-      plain.forEach((acc, k) => acc.update(groups, n, specs[k].args, null, groupCount));
+describe('fused aggregation', () => {
+  const n = 1000;
+  const DEC = decimal(12, 2);
+  const groupSpec = (name: AggregateSpec['name'], arg: number | null, argType: SqlType | null, type: SqlType): AggregateSpec => ({ name, args: arg === null ? [] : [arg], argType, filter: null, distinct: false, type });
+  /** Columns: 0 dictionary key, 1 integer key, 2 double, 3 nullable double, 4 bigint, 5 decimal. */
+  function page(dictionary: ReturnType<typeof columnFromStrings>, shift: number): Page {
+    const keys = dictionaryColumn(VARCHAR, Int32Array.from({ length: n }, (_, i) => (i * 7 + shift) % 3), dictionary as VarcharColumn);
+    return {
+      length: n,
+      columns: [
+        keys,
+        columnFromNumbers(INTEGER, Array.from({ length: n }, (_, i) => (i * 13 + shift) % 17), null, n),
+        columnFromNumbers(DOUBLE, Array.from({ length: n }, (_, i) => i * 0.25 - 40 + shift), null, n),
+        columnFromNumbers(DOUBLE, Array.from({ length: n }, (_, i) => (i + shift) % 3), Array.from({ length: n }, (_, i) => (i % 5 === 0 || (i + shift) % 13 === 4 ? 1 : 0)), n),
+        columnFromNumbers(BIGINT, Array.from({ length: n }, (_, i) => i * 1000), null, n),
+        columnFromNumbers(DEC, Array.from({ length: n }, (_, i) => i * 3 + shift), null, n),
+      ],
+    };
+  }
+  const types = [VARCHAR, INTEGER, DOUBLE, DOUBLE, BIGINT, DEC];
+  const aggregates = [
+    groupSpec('count_star', null, null, BIGINT),
+    groupSpec('count', 3, DOUBLE, BIGINT),
+    groupSpec('sum', 2, DOUBLE, DOUBLE),
+    groupSpec('sum', 3, DOUBLE, DOUBLE),
+    groupSpec('sum', 4, BIGINT, BIGINT),
+    groupSpec('avg', 3, DOUBLE, DOUBLE),
+    groupSpec('avg', 5, DEC, DEC),
+  ];
+
+  /** What the aggregates give per group key, computed row by row. */
+  function expected(pages: readonly Page[], key: number, sel: ((i: number) => boolean) | null): Map<string, (number | null)[]> {
+    const out = new Map<string, { rows: number; count: number; s2: number; s3: number | null; s4: number; a3: number; n3: number; s5: number }>();
+    for (const p of pages) {
+      const keyValues = key === 0 ? stringValues(p.columns[0]) : [...numericValues(p.columns[1])].map(String);
+      const [d2, d3, d4, d5] = [2, 3, 4, 5].map((c) => numericValues(p.columns[c]));
+      const nulls3 = nullFlags(p.columns[3]);
+      for (let i = 0; i < n; i++) {
+        if (sel !== null && !sel(i)) continue;
+        const g = out.get(keyValues[i]) ?? { rows: 0, count: 0, s2: 0, s3: null, s4: 0, a3: 0, n3: 0, s5: 0 };
+        out.set(keyValues[i], g);
+        g.rows++;
+        g.s2 += d2[i];
+        g.s4 += d4[i];
+        g.s5 += d5[i];
+        if (nulls3?.[i] !== 1) {
+          g.count++;
+          g.s3 = (g.s3 ?? 0) + d3[i];
+          g.a3 += d3[i];
+          g.n3++;
+        }
+      }
     }
-    fused.forEach((acc, k) => {
-      const a = acc.final(groupCount);
-      const b = plain[k].final(groupCount);
-      expect([...numericValues(a).subarray(0, groupCount)]).toEqual([...numericValues(b).subarray(0, groupCount)]);
-      expect(a.validity === null ? null : [...a.validity]).toEqual(b.validity === null ? null : [...b.validity]);
-    });
-    // A FILTER clause (or a DISTINCT) keeps the per-aggregate path.
-    expect(fusedUpdate(fused, specs.map((s) => s.args), specs.map((_, k) => k === 2), groups, n, groupCount)).toBe(false);
+    return new Map([...out].map(([k, g]) => [k, [g.rows, g.count, g.s2, g.s3, g.s4, g.n3 === 0 ? null : g.a3 / g.n3, Math.round(g.s5 / g.rows)]]));
+  }
+
+  function run(key: number, pages: readonly Page[], sel: ((i: number) => boolean) | null): Map<string, (number | null)[]> {
+    const outputs: Page[] = [];
+    const op = new HashAggregateOperator(1, 'single', [key], aggregates, types, (p) => outputs.push(p));
+    const identity = types.map((type, index): Expr => ({ kind: 'column', index, type }));
+    const shapes = pages[0].columns.map((c) => ({ kind: c.kind, type: c.type, nullable: c.validity !== null }));
+    for (const p of pages) {
+      if (sel === null) op.addInput(p);
+      else {
+        const rows = Int32Array.from({ length: n }, (_, i) => i).filter(sel);
+        expect(op.addSelected(p, rows, rows.length, identity, shapes)).toBeGreaterThanOrEqual(0);
+      }
+    }
+    op.finish();
+    const result = new Map<string, (number | null)[]>();
+    for (const out of outputs) {
+      const keys = key === 0 ? stringValues(out.columns[0]) : [...numericValues(out.columns[0])].map(String);
+      keys.forEach((k, r) =>
+        result.set(
+          k,
+          out.columns.slice(1).map((c) => (nullFlags(c)?.[r] === 1 ? null : numericValues(c)[r])),
+        ),
+      );
+    }
+    return result;
+  }
+
+  const close = (a: Map<string, (number | null)[]>, b: Map<string, (number | null)[]>): void => {
+    expect([...a.keys()].sort()).toEqual([...b.keys()].sort());
+    for (const [k, row] of a) row.forEach((v, j) => (v === null ? expect(b.get(k)?.[j]).toBeNull() : expect(b.get(k)?.[j]).toBeCloseTo(v, 6)));
+  };
+
+  it('groups small dictionary keys by code, across pages with different dictionaries', () => {
+    const d1 = columnFromStrings(VARCHAR, ['x', 'y', 'z'], 3);
+    const d2 = columnFromStrings(VARCHAR, ['z', 'x', 'y'], 3);
+    const pages = [page(d1, 0), page(d2, 1), page(d1, 2)];
+    close(expected(pages, 0, null), run(0, pages, null));
+  });
+
+  it('groups other keys by hash, and aggregates only the selected rows of a filtered page', () => {
+    const d1 = columnFromStrings(VARCHAR, ['x', 'y', 'z'], 3);
+    const pages = [page(d1, 0), page(d1, 5)];
+    close(expected(pages, 1, null), run(1, pages, null));
+    const odd = (i: number): boolean => i % 4 === 1 || i % 7 === 0;
+    close(expected(pages, 1, odd), run(1, pages, odd));
+    close(expected(pages, 0, odd), run(0, pages, odd));
+  });
+
+  it('leaves FILTER and DISTINCT aggregates to the per-aggregate path', () => {
+    const op = new HashAggregateOperator(1, 'single', [0], [{ ...aggregates[2], distinct: true }], types, () => undefined);
+    const p = page(columnFromStrings(VARCHAR, ['x', 'y', 'z'], 3), 0);
+    const identity = types.map((type, index): Expr => ({ kind: 'column', index, type }));
+    expect(op.addSelected(p, null, n, identity, [])).toBe(-1);
   });
 });

@@ -71,6 +71,11 @@ export class Pipeline {
       const downstream = op;
       next = (page) => downstream.addInput(page);
     }
+    // A filter feeding a raw aggregation hands it selected rows, never a projected page.
+    for (let i = 0; i + 1 < n; i++) {
+      const [upstream, downstream] = [built[i], built[i + 1]];
+      if (upstream instanceof FilterProjectOperator && downstream instanceof HashAggregateOperator) upstream.fuseInto(downstream);
+    }
     this.operators = built;
     this.head = next;
   }

@@ -5,7 +5,7 @@
 import { allocFixedColumn, VarcharBuilder, type Column, type FixedColumn, type Page } from '../../data/page.js';
 import type { SqlType } from '../../data/types.js';
 import type { Expr } from '../../sql/ir.js';
-import { KernelBuilder, type ColumnShape } from './emit.js';
+import { KernelBuilder, paren, type ColumnShape, type Emitted } from './emit.js';
 import { runtime, type Runtime } from './runtime.js';
 
 export type FilterKernel = (cols: readonly Column[], n: number, sel: Int32Array) => number;
@@ -18,6 +18,7 @@ interface OutputTarget {
 }
 
 type RawFilter = (cols: readonly Column[], n: number, sel: Int32Array, rt: Runtime, k: unknown[]) => number;
+type RawKernel = RawFilter | RawProject | RawAggregateUpdate;
 type RawProject = (cols: readonly Column[], sel: Int32Array | null, count: number, rt: Runtime, k: unknown[], out: OutputTarget[]) => void;
 
 export interface ProjectKernel {
@@ -25,7 +26,7 @@ export interface ProjectKernel {
   readonly source: string;
 }
 
-const cache = new Map<string, { fn: RawFilter | RawProject; consts: unknown[]; source: string; nullable?: boolean[] }>();
+const cache = new Map<string, { fn: RawKernel; consts: unknown[]; source: string; nullable?: boolean[] }>();
 const CACHE_LIMIT = 2000;
 
 /** Whether kernels are compiled; tests may switch to the reference evaluator. */
@@ -52,12 +53,12 @@ export function usedColumns(exprs: readonly Expr[]): Set<number> {
   return used;
 }
 
-function cached<T extends RawFilter | RawProject>(key: string, build: () => { source: string; consts: unknown[]; nullable?: boolean[] }): { fn: T; consts: unknown[]; source: string; nullable?: boolean[] } {
+function cached<T extends RawKernel>(key: string, build: () => { source: string; consts: unknown[]; nullable?: boolean[] }): { fn: T; consts: unknown[]; source: string; nullable?: boolean[] } {
   let hit = cache.get(key);
   if (!hit) {
     const { source, consts, nullable } = build();
     // Fixed parameter names; `new Function` gives a sloppy-mode function, so the body opts into strict.
-    const fn = new Function('cols', 'a1', 'a2', 'rt', 'k', 'out', `'use strict';\n${source}`) as RawFilter | RawProject;
+    const fn = new Function('cols', 'a1', 'a2', 'rt', 'k', 'out', `'use strict';\n${source}`) as RawKernel;
     hit = { fn, consts, source, nullable };
     if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
     cache.set(key, hit);
@@ -210,4 +211,119 @@ export function compileProjection(exprs: readonly (Expr | null)[], shapes: reado
   }) as ProjectKernel;
   Object.defineProperty(kernel, 'source', { value: source });
   return kernel;
+}
+
+/** One aggregate's update in a fused aggregation kernel (see fused-aggregation.ts). */
+export type AggregateUpdateOp = 'count_star' | 'count' | 'sum' | 'avg';
+
+type RawAggregateUpdate = (cols: readonly Column[], sel: Int32Array | null, count: number, rt: Runtime, k: unknown[], out: { groups: Int32Array | null; block: Float64Array }) => void;
+
+/**
+ * How a fused kernel finds a row's block row: from group ids computed beforehand, or, for keys
+ * that are all small dictionaries, from the keys' dictionary indices combined into one code
+ * (`columns[0]`'s index is the most significant digit; `sizes` are the dictionary sizes).
+ */
+export type BlockRowSource = { readonly kind: 'groups' } | { readonly kind: 'codes'; readonly columns: readonly number[]; readonly sizes: readonly number[] };
+
+/**
+ * Where a fused kernel keeps one aggregate's running state in a group's row of the block: its sum
+ * (`value`, -1 for counts) and how many rows it counted (`count`). Slot 0 of every row counts the
+ * group's rows; aggregates over arguments that cannot be NULL count with it instead of their own.
+ */
+export interface AggregateSlots {
+  readonly value: number;
+  readonly count: number;
+}
+
+export interface AggregateUpdateKernel {
+  /**
+   * Adds the selected rows (all `count` rows when `sel` is null) into `block`, `width` slots per
+   * block row; `groups` (by selected row) when the rows come from group ids.
+   */
+  readonly update: (cols: readonly Column[], sel: Int32Array | null, count: number, groups: Int32Array | null, block: Float64Array) => void;
+  readonly width: number;
+  readonly slots: readonly AggregateSlots[];
+  /** Identifies the block layout: blocks filled by kernels with equal layouts can be shared. */
+  readonly layout: string;
+}
+
+/**
+ * Aggregation straight from a page: for each selected row, every aggregate's argument is computed
+ * inline and added into its group's row of one interleaved Float64Array (one cache line per group
+ * instead of one array per state: 3 ns instead of 10 ns per row for TPC-H Q1's aggregates), so
+ * neither the selected rows nor the computed arguments are ever written out as a page. `args[k]`
+ * is null for count(*); `rows` says which block row a row adds into.
+ */
+export function compileAggregateUpdate(args: readonly (Expr | null)[], ops: readonly AggregateUpdateOp[], shapes: readonly ColumnShape[], rows: BlockRowSource): AggregateUpdateKernel {
+  const live = args.filter((e): e is Expr => e !== null);
+  const key = `A|${ops.join(',')}|${JSON.stringify(rows)}|${JSON.stringify(args)}|${shapeKey(shapes, usedColumns(live))}`;
+  const layout: AggregateSlots[] = [];
+  let width = 1;
+  const { fn, consts, nullable } = cached<RawAggregateUpdate>(key, () => {
+    const b = new KernelBuilder(shapes);
+    const body: string[] = [];
+    // Every argument is computed before the first store into the block, so the JIT can keep loads
+    // from the input columns in registers (a store into a Float64Array may alias any other).
+    const stores: string[] = ['blk[b] += 1;'];
+    const argNullable: boolean[] = [];
+    const emitted = new Map<string, Emitted>();
+    ops.forEach((op, k) => {
+      const arg = args[k];
+      if (op === 'count_star' || arg === null) {
+        argNullable.push(false);
+        return;
+      }
+      const argKey = JSON.stringify(arg);
+      const r = emitted.get(argKey) ?? b.emit(arg, body);
+      emitted.set(argKey, r);
+      argNullable.push(r.n !== 'false');
+      const slots = slotsFor(op, r.n !== 'false', width);
+      width = Math.max(width, slots.value + 1, slots.count + 1);
+      // The value a projection would have stored: real columns hold float32.
+      const v = `arg${k}`;
+      body.push(`const ${v} = ${arg.type.id === 'real' ? `Math.fround(${r.v})` : r.v};`);
+      const update = [slots.value >= 0 ? `blk[b + ${slots.value}] += ${v};` : '', slots.count > 0 ? `blk[b + ${slots.count}] += 1;` : ''].join(' ').trim();
+      if (update !== '') stores.push(r.n === 'false' ? update : `if (!${paren(r.n)}) { ${update} }`);
+    });
+    body.push(...stores);
+    const keyDecl: string[] = [];
+    let rowOf = (j: string): string => `groups[${j}]`;
+    if (rows.kind === 'codes') {
+      rows.columns.forEach((c, k) => keyDecl.push(`const kc${k} = cols[${c}].indices;`));
+      // Horner's rule over the key digits: ((i0 * s1 + i1) * s2 + i2) ...
+      rowOf = () => rows.columns.reduce((code, _, k) => (k === 0 ? `kc0[i]` : `(${code}) * ${rows.sizes[k]} + kc${k}[i]`), '0');
+    }
+    const loop = (head: string[], j: string): string[] => [...head, `    const b = (${rowOf(j)}) * ${width};`, ...body.map((l) => `    ${l}`), '  }'];
+    const lines = [
+      ...b.columnPrologue(),
+      ...keyDecl,
+      'const sel = a1, count = a2, groups = out.groups, blk = out.block;',
+      'if (sel === null) {',
+      ...loop(['  for (let i = 0; i < count; i++) {'], 'i'),
+      '} else {',
+      ...loop(['  for (let j = 0; j < count; j++) {', '    const i = sel[j];'], 'j'),
+      '}',
+    ];
+    return { source: lines.join('\n'), consts: b.consts, nullable: argNullable };
+  });
+  // The layout follows from the operations and which arguments can be NULL (cached kernels included).
+  width = 1;
+  ops.forEach((op, k) => {
+    const slots = op === 'count_star' || args[k] === null ? { value: -1, count: 0 } : slotsFor(op, nullable?.[k] ?? true, width);
+    width = Math.max(width, slots.value + 1, slots.count + 1);
+    layout.push(slots);
+  });
+  return {
+    update: (cols, sel, count, groups, block) => fn(cols, sel, count, runtime, consts, { groups, block }),
+    width,
+    slots: layout,
+    layout: `${width}|${layout.map((l) => `${l.value}:${l.count}`).join(',')}`,
+  };
+}
+
+/** The next free slots of a group's block row for one aggregate (see AggregateSlots). */
+function slotsFor(op: AggregateUpdateOp, nullable: boolean, next: number): AggregateSlots {
+  if (op === 'count_star') return { value: -1, count: 0 };
+  if (op === 'count') return { value: -1, count: nullable ? next : 0 };
+  return { value: next, count: nullable ? next + 1 : 0 };
 }

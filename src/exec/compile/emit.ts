@@ -67,7 +67,27 @@ export class KernelBuilder {
     return shape;
   }
 
+  /** Per statement list: calls already computed at its top level, by expression (common subexpressions). */
+  private readonly computed = new WeakMap<string[], Map<string, Emitted>>();
+  /** How many blocks deep the statements being emitted are: values declared inside are not reused. */
+  private depth = 0;
+
   emit(e: Expr, out: string[]): Emitted {
+    if (e.kind !== 'call' && e.kind !== 'cast') return this.emitNode(e, out);
+    // A call computed earlier in the same statement list is reused (Q1 computes
+    // price * (1 - discount) once for two aggregates); random() must run each time it appears.
+    const key = JSON.stringify(e);
+    if (this.depth > 0 || key.includes('"name":"random"')) return this.emitNode(e, out);
+    let known = this.computed.get(out);
+    if (known === undefined) this.computed.set(out, (known = new Map()));
+    const hit = known.get(key);
+    if (hit !== undefined) return hit;
+    const r = this.materialize(this.emitNode(e, out), out);
+    known.set(key, r);
+    return r;
+  }
+
+  private emitNode(e: Expr, out: string[]): Emitted {
     switch (e.kind) {
       case 'column':
         return this.emitColumn(e.index);
@@ -365,11 +385,13 @@ export class KernelBuilder {
     const decisive = kind === 'and' ? 'false' : 'true';
     out.push(`let ${v} = ${kind === 'and' ? 'true' : 'false'}, ${n} = false;`);
     out.push(`${label}: {`);
+    this.depth++;
     for (const arg of args) {
       const a = this.emit(arg, out);
       out.push(`if (!${paren(a.n)} && ${a.v} === ${decisive}) { ${v} = ${decisive}; ${n} = false; break ${label}; }`);
       if (a.n !== 'false') out.push(`if (${a.n}) ${n} = true;`);
     }
+    this.depth--;
     out.push('}');
     return { v, n };
   }
@@ -386,6 +408,7 @@ export class KernelBuilder {
     out.push(`let ${v} = false, ${n} = ${a.n === 'false' ? 'false' : a.n};`);
     const label = this.fresh('L');
     out.push(`${label}: if (!${n}) {`);
+    this.depth++;
     if (constants.length > 0) {
       const set = this.constant(new Set(constants.map((x) => (x as { value: unknown }).value)));
       out.push(`if (${set}.has(${a.v})) { ${v} = true; break ${label}; }`);
@@ -395,6 +418,7 @@ export class KernelBuilder {
       out.push(`if (${x.n}) ${n} = true; else if (${x.v} === ${a.v}) { ${v} = true; ${n} = false; break ${label}; }`);
     }
     if (listHasNull) out.push(`${n} = true;`);
+    this.depth--;
     out.push('}');
     return negated ? { v: `(!${v})`, n } : { v, n };
   }
@@ -421,6 +445,7 @@ export class KernelBuilder {
     const label = this.fresh('L');
     out.push(`let ${v} = null, ${n} = true;`);
     out.push(`${label}: {`);
+    this.depth++;
     for (const w of whens) {
       const c = this.emit(w.when, out);
       out.push(`if (!${paren(c.n)} && ${c.v} === true) {`);
@@ -431,6 +456,7 @@ export class KernelBuilder {
       const r = this.emit(otherwise, out);
       out.push(`${v} = ${r.v}; ${n} = ${r.n};`);
     }
+    this.depth--;
     out.push('}');
     return { v, n };
   }
@@ -441,10 +467,12 @@ export class KernelBuilder {
     const label = this.fresh('L');
     out.push(`let ${v} = null, ${n} = true;`);
     out.push(`${label}: {`);
+    this.depth++;
     for (const arg of args) {
       const a = this.emit(arg, out);
       out.push(`if (!${paren(a.n)}) { ${v} = ${a.v}; ${n} = false; break ${label}; }`);
     }
+    this.depth--;
     out.push('}');
     return { v, n };
   }
@@ -477,7 +505,8 @@ export class KernelBuilder {
   }
 }
 
-function paren(x: string): string {
+/** Wraps a JS expression in parentheses unless it is a plain name or member access. */
+export function paren(x: string): string {
   return /^[\w$.[\]]+$/u.test(x) ? x : `(${x})`;
 }
 

@@ -5,12 +5,15 @@ import type { Column, Page } from '../../data/page.js';
 import type { Expr } from '../../sql/ir.js';
 import { compileFilter, compileProjection, shapesOf } from '../compile/compile.js';
 import { gatherColumn } from '../gather.js';
+import type { HashAggregateOperator } from './hash-aggregate.js';
 import { emptyOperatorStats, type OperatorStats } from '../metrics.js';
 import { streamPage, type Operator, type PageSink } from './operator.js';
 
 export class FilterProjectOperator implements Operator {
   readonly stats: OperatorStats;
   private scratch = new Int32Array(0);
+  /** A raw-step aggregation directly downstream that takes selected rows without a projected page. */
+  private fusedAggregate: HashAggregateOperator | null = null;
 
   constructor(
     operatorId: number,
@@ -19,6 +22,11 @@ export class FilterProjectOperator implements Operator {
     private readonly next: PageSink,
   ) {
     this.stats = emptyOperatorStats(operatorId, 'FilterAndProjectOperator');
+  }
+
+  /** Hands selected rows straight to `aggregate` from now on, whenever it can take them fused. */
+  fuseInto(aggregate: HashAggregateOperator): void {
+    this.fusedAggregate = aggregate;
   }
 
   addInput(page: Page): void {
@@ -34,6 +42,16 @@ export class FilterProjectOperator implements Operator {
       count = compileFilter(this.filter, shapes)(page.columns, page.length, this.scratch);
       if (count === 0) return null;
       if (count < page.length) sel = this.scratch;
+    }
+    if (this.fusedAggregate !== null) {
+      const nanos = this.fusedAggregate.addSelected(page, sel, count, this.projections, shapes);
+      if (nanos >= 0) {
+        // The aggregation's own time is not ours; the rows passed on are counted as if paged.
+        this.stats.addInputNanos -= nanos;
+        this.stats.getOutputCalls++;
+        this.stats.outputPositions += count;
+        return null;
+      }
     }
     const columns: (Column | null)[] = this.projections.map((e) => {
       if (e.kind !== 'column') return null;

@@ -2,9 +2,12 @@
 // accumulator updates (raw step) or merges partial states (final step). Output on finish.
 
 import type { Column, Page } from '../../data/page.js';
+import type { Expr } from '../../sql/ir.js';
+import { shapesOf } from '../compile/compile.js';
+import type { ColumnShape } from '../compile/emit.js';
 import type { SqlType } from '../../data/types.js';
 import { createAccumulator, filterMask, intermediateTypes, rowStates, type Accumulator } from '../aggregates.js';
-import { fusedUpdate } from '../fused-update.js';
+import { FusedAggregation } from '../fused-aggregation.js';
 import { GroupByHash } from '../group-by-hash.js';
 import { emptyOperatorStats, nowNanos, recordInput, recordOutput, type OperatorStats } from '../metrics.js';
 import type { AggregateSpec } from '../specs.js';
@@ -15,6 +18,9 @@ export class HashAggregateOperator implements Operator {
   private readonly hash: GroupByHash;
   private readonly accumulators: Accumulator[];
   private readonly stateOffsets: number[] = [];
+  private readonly fused: FusedAggregation;
+  /** The raw step's input columns as expressions, for fused updates straight from input pages. */
+  private readonly inputColumns: readonly Expr[];
 
   constructor(
     operatorId: number,
@@ -30,6 +36,8 @@ export class HashAggregateOperator implements Operator {
       const argType = step === 'final' ? a.type : a.argType;
       return createAccumulator(a, argType !== null && argType.id === 'varchar');
     });
+    this.fused = new FusedAggregation(this.accumulators, this.hash);
+    this.inputColumns = inputTypes.map((type, index) => ({ kind: 'column', index, type }));
     // In the final step the input is [keys..., states of aggregate 0..., states of aggregate 1...].
     let offset = groupBy.length;
     for (const a of aggregates) {
@@ -55,19 +63,14 @@ export class HashAggregateOperator implements Operator {
       this.next(out);
       return;
     }
+    if (this.step !== 'final' && this.updateFused(page, null, n, this.inputColumns, shapesOf(page))) {
+      this.stats.addInputNanos += nowNanos() - start;
+      return;
+    }
+    this.fused.flush();
     this.hash.reserve(n);
     const groups = this.hash.groupIds(this.groupBy.map((i) => page.columns[i]), n);
-    const fused =
-      this.step !== 'final' &&
-      fusedUpdate(
-        this.accumulators,
-        this.aggregates.map((a) => a.args.map((i) => page.columns[i])),
-        this.aggregates.map((a) => a.filter !== null || a.distinct),
-        groups,
-        n,
-        this.hash.groupCount,
-      );
-    if (!fused) this.aggregates.forEach((a, k) => {
+    this.aggregates.forEach((a, k) => {
       const acc = this.accumulators[k];
       if (this.step === 'final') {
         const width = intermediateTypes(a).length;
@@ -77,15 +80,52 @@ export class HashAggregateOperator implements Operator {
         acc.update(groups, n, a.args.map((i) => page.columns[i]), mask, this.hash.groupCount);
       }
     });
-    const memory = this.hash.memoryBytes() + this.accumulators.reduce((m, acc) => m + acc.memoryBytes(), 0);
-    this.stats.peakMemoryBytes = Math.max(this.stats.peakMemoryBytes, memory);
+    this.recordMemory();
     this.stats.addInputNanos += nowNanos() - start;
+  }
+
+  private recordMemory(): void {
+    const memory = this.hash.memoryBytes() + this.fused.memoryBytes() + this.accumulators.reduce((m, acc) => m + acc.memoryBytes(), 0);
+    this.stats.peakMemoryBytes = Math.max(this.stats.peakMemoryBytes, memory);
+  }
+
+  /**
+   * Aggregates the rows `sel` selects from an upstream filter's input page (all rows when null),
+   * reading each aggregate's argument as `projections` would compute it, without the projected page
+   * ever existing. Returns the nanoseconds spent, or -1 (nothing done) when this aggregation cannot
+   * run fused (see updateFused).
+   */
+  addSelected(page: Page, sel: Int32Array | null, count: number, projections: readonly Expr[], shapes: readonly ColumnShape[]): number {
+    const start = nowNanos();
+    if (!this.updateFused(page, sel, count, projections, shapes)) return -1;
+    this.stats.addInputCalls++;
+    this.stats.inputPositions += count;
+    const nanos = nowNanos() - start;
+    this.stats.addInputNanos += nanos;
+    return nanos;
+  }
+
+  /**
+   * The fused raw update (fused-aggregation.ts); false, with nothing done, for FILTER or DISTINCT
+   * aggregates, computed group keys, or an aggregate without a fused form.
+   */
+  private updateFused(page: Page, sel: Int32Array | null, count: number, projections: readonly Expr[], shapes: readonly ColumnShape[]): boolean {
+    if (this.step !== 'partial' && this.step !== 'single') return false;
+    if (this.aggregates.some((a) => a.filter !== null || a.distinct || a.args.length > 1)) return false;
+    if (this.groupBy.some((i) => projections[i].kind !== 'column')) return false;
+    if (!this.fused.available()) return false;
+    const keyIndexes = this.groupBy.map((i) => (projections[i] as { index: number }).index);
+    const args = this.aggregates.map((a) => (a.args.length === 0 ? null : projections[a.args[0]]));
+    this.fused.update(args, page.columns, shapes, sel, count, keyIndexes.map((i) => page.columns[i]), keyIndexes);
+    this.recordMemory();
+    return true;
   }
 
   finish(): void {
     const start = nowNanos();
     this.stats.finishCalls++;
     if (this.step === 'passthrough') return;
+    this.fused.flush();
     // A global aggregation has exactly one group, even over no rows.
     if (this.groupBy.length === 0 && this.hash.groupCount === 0) this.hash.groupIds([], 0);
     const groupCount = this.hash.groupCount;

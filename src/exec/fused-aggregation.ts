@@ -1,0 +1,153 @@
+// Fused raw aggregation: one generated loop computes every aggregate's argument of a row and adds
+// it into one interleaved block (compile.ts: compileAggregateUpdate), by group id, or, when every
+// key is a small dictionary column, by the combination of dictionary indices (no hashing per row at
+// all: TPC-H Q1 groups 6M rows by returnflag, linestatus this way). The block is added into the
+// accumulators' own state arrays when the operator needs them (finish, or before a non-fused
+// update). count, sum and avg take this path; the rest (and FILTER/DISTINCT) update per aggregate.
+
+import type { Column, DictionaryColumn } from '../data/page.js';
+import type { Expr } from '../sql/ir.js';
+import type { Accumulator, FusedPart } from './aggregates.js';
+import { compileAggregateUpdate, type AggregateUpdateKernel, type BlockRowSource } from './compile/compile.js';
+import type { ColumnShape } from './compile/emit.js';
+import type { GroupByHash } from './group-by-hash.js';
+
+/** Key combinations above this many are grouped by hash: the block would be mostly empty. */
+const MAX_CODES = 4096;
+
+export class FusedAggregation {
+  private block = new Float64Array(0);
+  private kernel: AggregateUpdateKernel | null = null;
+  /** Block rows below this may hold values. */
+  private dirtyRows = 0;
+  /** In code mode: the dictionary key columns the codes index (null: rows are group ids). */
+  private codeKeys: readonly DictionaryColumn[] | null = null;
+
+  constructor(
+    private readonly accumulators: readonly Accumulator[],
+    private readonly hash: GroupByHash,
+  ) {}
+
+  /** Whether every accumulator has a fused form. */
+  available(): boolean {
+    return this.parts(0) !== null;
+  }
+
+  private parts(groupCount: number): FusedPart[] | null {
+    const parts: FusedPart[] = [];
+    for (const acc of this.accumulators) {
+      const part = acc.fused?.(groupCount);
+      if (part === undefined) return null;
+      parts.push(part);
+    }
+    return parts;
+  }
+
+  /**
+   * Adds the selected rows of `cols` (sel null: the first `count`) into their groups; `keys` are
+   * the group key columns, `keyIndexes` their positions in `cols`.
+   */
+  update(args: readonly (Expr | null)[], cols: readonly Column[], shapes: readonly ColumnShape[], sel: Int32Array | null, count: number, keys: readonly Column[], keyIndexes: readonly number[]): void {
+    const ops = (this.parts(0) as FusedPart[]).map((p) => p.op);
+    const codeKeys = smallDictionaries(keys);
+    let groups: Int32Array | null = null;
+    let rows: BlockRowSource;
+    let blockRows: number;
+    if (codeKeys !== null) {
+      const sizes = codeKeys.map((c) => c.dictionary.length);
+      rows = { kind: 'codes', columns: keyIndexes, sizes };
+      blockRows = sizes.reduce((a, b) => a * b, 1);
+    } else {
+      this.hash.reserve(count);
+      groups = this.hash.groupIds(keys, count, sel);
+      rows = { kind: 'groups' };
+      blockRows = this.hash.groupCount;
+    }
+    const kernel = compileAggregateUpdate(args, ops, shapes, rows);
+    // A block holds rows of one layout over one set of dictionaries: flush before switching.
+    if (this.kernel !== null && (this.kernel.layout !== kernel.layout || !sameDictionaries(this.codeKeys, codeKeys))) this.flush();
+    this.kernel = kernel;
+    this.codeKeys = codeKeys;
+    const need = blockRows * kernel.width;
+    if (this.block.length < need) {
+      const grown = new Float64Array(Math.max(need, this.block.length * 2, 64));
+      grown.set(this.block.subarray(0, this.dirtyRows * kernel.width));
+      this.block = grown;
+    }
+    kernel.update(cols, sel, count, groups, this.block);
+    this.dirtyRows = Math.max(this.dirtyRows, blockRows);
+  }
+
+  /** Adds the block into the accumulators' states (creating the groups of code rows) and clears it. */
+  flush(): void {
+    const kernel = this.kernel;
+    if (kernel === null || this.dirtyRows === 0) return;
+    const { width, slots } = kernel;
+    const block = this.block;
+    const rows = this.dirtyRows;
+    // Each block row's group: itself, or the group of the key combination its code stands for.
+    let groupOf: Int32Array | null = null;
+    if (this.codeKeys !== null) groupOf = this.codeGroups(this.codeKeys, rows, width);
+    const parts = this.parts(this.hash.groupCount) as FusedPart[];
+    for (let k = 0; k < parts.length; k++) {
+      const { op, states } = parts[k];
+      const { value, count } = slots[k];
+      const [first, second] = states;
+      for (let r = 0, b = 0; r < rows; r++, b += width) {
+        const n = block[b + count];
+        if (n === 0) continue;
+        const g = groupOf === null ? r : groupOf[r];
+        if (op === 'count_star' || op === 'count') first[g] += n;
+        else if (op === 'sum') {
+          first[g] += block[b + value];
+          second[g] = 0;
+        } else {
+          first[g] += block[b + value];
+          second[g] += n;
+        }
+      }
+    }
+    block.fill(0, 0, rows * width);
+    this.dirtyRows = 0;
+  }
+
+  /** Groups for the code rows that hold rows (others: -1), creating them in the hash. */
+  private codeGroups(keys: readonly DictionaryColumn[], rows: number, width: number): Int32Array {
+    const used: number[] = [];
+    for (let r = 0; r < rows; r++) if (this.block[r * width] !== 0) used.push(r);
+    const sizes = keys.map((c) => c.dictionary.length);
+    const digits = keys.map(() => new Int32Array(used.length));
+    used.forEach((code, j) => {
+      for (let k = keys.length - 1; k >= 0; k--) {
+        digits[k][j] = code % sizes[k];
+        code = Math.floor(code / sizes[k]);
+      }
+    });
+    const keyColumns: Column[] = keys.map((c, k) => ({ kind: 'dict', type: c.type, length: used.length, validity: null, indices: digits[k], dictionary: c.dictionary }));
+    this.hash.reserve(used.length);
+    const groups = this.hash.groupIds(keyColumns, used.length);
+    const groupOf = new Int32Array(rows).fill(-1);
+    used.forEach((code, j) => (groupOf[code] = groups[j]));
+    return groupOf;
+  }
+
+  memoryBytes(): number {
+    return this.block.byteLength;
+  }
+}
+
+/** The keys as dictionary columns, when all are NULL-free with few enough combinations. */
+function smallDictionaries(keys: readonly Column[]): DictionaryColumn[] | null {
+  let combinations = 1;
+  for (const c of keys) {
+    if (c.kind !== 'dict' || c.validity !== null) return null;
+    combinations *= Math.max(1, c.dictionary.length);
+    if (combinations > MAX_CODES) return null;
+  }
+  return keys as DictionaryColumn[];
+}
+
+function sameDictionaries(a: readonly DictionaryColumn[] | null, b: readonly DictionaryColumn[] | null): boolean {
+  if (a === null || b === null) return a === b;
+  return a.length === b.length && a.every((c, k) => c.dictionary === b[k].dictionary);
+}
