@@ -253,6 +253,22 @@ export class VarcharBuilder {
 }
 
 /** A dictionary-encoded varchar column over a fixed dictionary (e.g. a TPC-H distribution). */
+/** Dictionaries above this many bytes are only the same when they are the same object. */
+const DICTIONARY_COMPARE_BYTES = 1 << 20;
+
+/**
+ * Whether two dictionaries hold the same strings in the same order. A dictionary that crossed a
+ * thread boundary is a new object over the same shared memory, so identity alone would miss it.
+ */
+export function sameDictionary(a: VarcharColumn, b: VarcharColumn): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length || a.data.byteLength !== b.data.byteLength || a.data.byteLength > DICTIONARY_COMPARE_BYTES) return false;
+  for (let i = 0; i <= a.length; i++) if (a.offsets[i] !== b.offsets[i]) return false;
+  const bytes = a.offsets[a.length];
+  for (let i = 0; i < bytes; i++) if (a.data[i] !== b.data[i]) return false;
+  return (a.validity === null) === (b.validity === null);
+}
+
 export function dictionaryColumn(type: SqlType, indices: Int32Array, dictionary: VarcharColumn): DictionaryColumn {
   return { kind: 'dict', type, length: indices.length, validity: null, indices, dictionary };
 }

@@ -1,6 +1,6 @@
 // Concatenating pages into one (for sorts and final aggregation inputs).
 
-import { allocShared, fixedLayout, VarcharBuilder, type Column, type Page } from '../data/page.js';
+import { allocShared, fixedLayout, sameDictionary, type Column, type Page, type VarcharColumn } from '../data/page.js';
 import type { SqlType } from '../data/types.js';
 
 export function concatPages(pages: readonly Page[], types: readonly SqlType[]): Page {
@@ -22,7 +22,7 @@ function concatColumns(cols: readonly Column[], type: SqlType, length: number): 
       }
     }
   }
-  if (cols.length > 0 && cols.every((c) => c.kind === 'dict' && c.dictionary === (cols[0] as typeof c).dictionary)) {
+  if (cols.length > 0 && cols.every((c) => c.kind === 'dict' && cols[0].kind === 'dict' && sameDictionary(c.dictionary, cols[0].dictionary))) {
     const indices = allocShared(Int32Array, length);
     let at = 0;
     for (const c of cols) {
@@ -34,21 +34,7 @@ function concatColumns(cols: readonly Column[], type: SqlType, length: number): 
     if (first.kind !== 'dict') throw new Error('unreachable');
     return { kind: 'dict', type, length, validity, indices, dictionary: first.dictionary };
   }
-  if (type.id === 'varchar') {
-    const b = new VarcharBuilder(type, length);
-    for (const c of cols) {
-      for (let i = 0; i < c.length; i++) {
-        if (c.kind === 'varchar') b.appendBytes(c.data, c.offsets[i], c.offsets[i + 1]);
-        else if (c.kind === 'dict') {
-          const d = c.dictionary;
-          const k = c.indices[i];
-          b.appendBytes(d.data, d.offsets[k], d.offsets[k + 1]);
-        } else throw new Error('a varchar column must be utf8 or dictionary encoded');
-      }
-    }
-    const out = b.finish();
-    return { ...out, validity };
-  }
+  if (type.id === 'varchar') return { ...concatUtf8(cols, type, length), validity };
   const { ctor, slotsPerRow } = fixedLayout(type);
   const values = allocShared(ctor, Math.ceil(length * slotsPerRow));
   if (type.id === 'boolean') {
@@ -67,4 +53,37 @@ function concatColumns(cols: readonly Column[], type: SqlType, length: number): 
     }
   }
   return { kind: 'fixed', type, length, validity, values };
+}
+
+/** Utf8 columns (or dictionary ones, decoded) as one: plain columns copy their bytes in one block. */
+function concatUtf8(cols: readonly Column[], type: SqlType, length: number): VarcharColumn {
+  let bytes = 0;
+  for (const c of cols) {
+    if (c.kind === 'varchar') bytes += c.offsets[c.length] - c.offsets[0];
+    else if (c.kind === 'dict') for (let i = 0; i < c.length; i++) bytes += c.dictionary.offsets[c.indices[i] + 1] - c.dictionary.offsets[c.indices[i]];
+    else throw new Error('a varchar column must be utf8 or dictionary encoded');
+  }
+  const offsets = allocShared(Int32Array, length + 1);
+  const data = allocShared(Uint8Array, bytes);
+  let row = 0;
+  let at = 0;
+  for (const c of cols) {
+    if (c.kind === 'varchar') {
+      const start = c.offsets[0];
+      const end = c.offsets[c.length];
+      data.set(c.data.subarray(start, end), at);
+      const shift = at - start;
+      for (let i = 1; i <= c.length; i++) offsets[row + i] = c.offsets[i] + shift;
+      at += end - start;
+      row += c.length;
+    } else if (c.kind === 'dict') {
+      const d = c.dictionary;
+      for (let i = 0; i < c.length; i++) {
+        const k = c.indices[i];
+        for (let b = d.offsets[k]; b < d.offsets[k + 1]; b++) data[at++] = d.data[b];
+        offsets[++row] = at;
+      }
+    }
+  }
+  return { kind: 'varchar', type, length, validity: null, offsets, data };
 }

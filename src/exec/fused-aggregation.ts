@@ -5,7 +5,7 @@
 // accumulators' own state arrays when the operator needs them (finish, or before a non-fused
 // update). count, sum and avg take this path; the rest (and FILTER/DISTINCT) update per aggregate.
 
-import type { Column, DictionaryColumn } from '../data/page.js';
+import { sameDictionary, type Column, type DictionaryColumn } from '../data/page.js';
 import type { Expr } from '../sql/ir.js';
 import type { Accumulator, FusedPart } from './aggregates.js';
 import { compileAggregateUpdate, type AggregateUpdateKernel, type BlockRowSource } from './compile/compile.js';
@@ -149,5 +149,5 @@ function smallDictionaries(keys: readonly Column[]): DictionaryColumn[] | null {
 
 function sameDictionaries(a: readonly DictionaryColumn[] | null, b: readonly DictionaryColumn[] | null): boolean {
   if (a === null || b === null) return a === b;
-  return a.length === b.length && a.every((c, k) => c.dictionary === b[k].dictionary);
+  return a.length === b.length && a.every((c, k) => sameDictionary(c.dictionary, b[k].dictionary));
 }
