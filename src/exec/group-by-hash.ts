@@ -2,7 +2,7 @@
 // Keys are numbers (strings are interned to numbers first; dictionary columns are interned once per
 // dictionary), with a NULL flag per key, so one table serves every key type.
 
-import { VarcharBuilder, type Column } from '../data/page.js';
+import { allocShared, VarcharBuilder, type Column, type VarcharColumn } from '../data/page.js';
 import type { SqlType } from '../data/types.js';
 import { columnFromNumbers, columnFromStrings } from './build-columns.js';
 import { nullFlags, numericValues, stringValues } from './column-readers.js';
@@ -70,7 +70,7 @@ export class GroupByHash {
   private arena = new Uint8Array(1 << 16);
   private arenaLength = 0;
   private varLengths: (Int32Array | null)[] = [];
-  /** How each key's per-group witness is kept: a number, an interned dictionary id, or raw bytes. */
+  /** How each key's per-group witness is kept: a number, an interned string id, or raw bytes. */
   private witness: ('num' | 'dict' | 'bytes')[] = [];
 
   private chooseLead(keys: readonly Column[]): number {
@@ -84,13 +84,13 @@ export class GroupByHash {
     const lead = this.lead as number;
     const leadValues = numericValues(keys[lead]);
     const nulls = keys.map((c) => nullFlags(c));
-    const nums = keys.map((c) => (c.kind === 'fixed' ? numericValues(c) : null));
-    const dictIds: (Int32Array | null)[] = [];
     if (this.witness.length === 0) {
-      this.witness = keys.map((c) => (c.kind === 'fixed' ? 'num' : 'bytes'));
-      this.varLengths = keys.map((c) => (c.kind === 'fixed' ? null : new Int32Array(64)));
+      // Dictionary keys are witnessed by interned id (a number compare per probe), plain strings by bytes.
+      this.witness = keys.map((c) => (c.kind === 'fixed' ? 'num' : c.kind === 'dict' ? 'dict' : 'bytes'));
+      this.varLengths = keys.map((c, i) => (this.witness[i] === 'bytes' ? new Int32Array(64) : null));
     }
-    const mask = () => this.slots.length - 1;
+    const nums = keys.map((c, i) => (c.kind === 'fixed' ? numericValues(c) : this.witness[i] === 'dict' ? this.codes(i, c) : null));
+    let mask = this.slots.length - 1;
     // Every key contributes to the hash (a leading key alone can have few values): numbers by
     // value, strings by their bytes (dictionary entries hashed once per dictionary).
     const parts = keys.map((c, i) => this.hashContributions(c, i === lead ? leadValues : nums[i], n));
@@ -100,21 +100,23 @@ export class GroupByHash {
         const isNull = nulls[c] !== null && (nulls[c] as Uint8Array)[r] === 1;
         h = Math.imul(h ^ (isNull ? 0x5bd1e995 : parts[c][r]), 0x01000193) | 0;
       }
-      let slot = h & mask();
+      let slot = h & mask;
       let found = -1;
       for (;;) {
         const g = this.slots[slot];
         if (g === -1) break;
-        if (this.hashes[g] === h && this.sameKeys(keys, nulls, nums, dictIds, r, g)) {
+        if (this.hashes[g] === h && this.sameKeys(keys, nulls, nums, r, g)) {
           found = g;
           break;
         }
-        slot = (slot + 1) & mask();
+        slot = (slot + 1) & mask;
       }
-      if (found < 0) found = this.insertWitness(keys, nulls, nums, dictIds, r, h, slot);
+      if (found < 0) {
+        found = this.insertWitness(keys, nulls, nums, r, h, slot);
+        mask = this.slots.length - 1;
+      }
       ids[r] = found;
     }
-    void k;
   }
 
   private readonly dictHashes = new WeakMap<object, Int32Array>();
@@ -168,12 +170,12 @@ export class GroupByHash {
     return span;
   }
 
-  private sameKeys(keys: readonly Column[], nulls: readonly (Uint8Array | null)[], nums: readonly (Float64Array | null)[], _dictIds: readonly (Int32Array | null)[], r: number, g: number): boolean {
+  private sameKeys(keys: readonly Column[], nulls: readonly (Uint8Array | null)[], nums: readonly (Float64Array | null)[], r: number, g: number): boolean {
     for (let c = 0; c < keys.length; c++) {
       const isNull = nulls[c] !== null && (nulls[c] as Uint8Array)[r] === 1;
       if (isNull !== (this.keyNulls[c][g] === 1)) return false;
       if (isNull) continue;
-      if (this.witness[c] === 'num') {
+      if (this.witness[c] !== 'bytes') {
         if ((nums[c] as Float64Array)[r] !== this.keyValues[c][g]) return false;
         continue;
       }
@@ -186,7 +188,7 @@ export class GroupByHash {
     return true;
   }
 
-  private insertWitness(keys: readonly Column[], nulls: readonly (Uint8Array | null)[], nums: readonly (Float64Array | null)[], dictIds: readonly (Int32Array | null)[], r: number, h: number, slot: number): number {
+  private insertWitness(keys: readonly Column[], nulls: readonly (Uint8Array | null)[], nums: readonly (Float64Array | null)[], r: number, h: number, slot: number): number {
     const g = this.groupCount++;
     this.ensureCapacity(this.groupCount);
     this.hashes[g] = h;
@@ -194,7 +196,7 @@ export class GroupByHash {
       const isNull = nulls[c] !== null && (nulls[c] as Uint8Array)[r] === 1;
       this.keyNulls[c][g] = isNull ? 1 : 0;
       if (isNull) continue;
-      if (this.witness[c] === 'num') {
+      if (this.witness[c] !== 'bytes') {
         this.keyValues[c][g] = (nums[c] as Float64Array)[r];
         continue;
       }
@@ -239,9 +241,15 @@ export class GroupByHash {
     }
     const strings = this.strings[k];
     if (strings) {
-      const out: (string | null)[] = new Array(n);
-      for (let g = 0; g < n; g++) out[g] = nulls[g] ? null : strings[values[g]];
-      return columnFromStrings(type, out, n);
+      // Interned strings make the dictionary; each group's key is its string's id.
+      const dictionary = columnFromStrings(type, strings, strings.length) as VarcharColumn;
+      const indices = allocShared(Int32Array, n);
+      let validity: Uint8Array | null = null;
+      for (let g = 0; g < n; g++) {
+        if (nulls[g] === 0) indices[g] = values[g];
+        else (validity ??= allocShared(Uint8Array, Math.ceil(n / 8)).fill(0xff))[g >> 3] &= ~(1 << (g & 7));
+      }
+      return { kind: 'dict', type, length: n, validity, indices, dictionary };
     }
     return columnFromNumbers(type, values, nulls, n);
   }

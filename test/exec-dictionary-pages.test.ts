@@ -1,6 +1,7 @@
-// Concatenating pages (join builds, sorts, final aggregations): values survive exactly, and
-// dictionary columns stay dictionary-encoded when their dictionaries hold the same strings, even
-// when the dictionary objects differ (pages from another thread arrive as structured clones).
+// Dictionary-encoded columns through page operations. Concatenating pages (join builds, sorts,
+// final aggregations): values survive exactly, and dictionary columns stay dictionary-encoded when
+// their dictionaries hold the same strings, even when the dictionary objects differ (pages from
+// another thread arrive as structured clones). Sorting ranks dictionary entries, not rows.
 
 import { describe, expect, it } from 'vitest';
 import { dictionaryColumn, type Page, type VarcharColumn } from '../src/data/page.js';
@@ -44,5 +45,21 @@ describe('concatPages', () => {
     const withNull = columnFromStrings(VARCHAR, ['a', null, 'c'], 3);
     const out = concatPages([page([1, 2, 3], withNull), page([4], columnFromStrings(VARCHAR, ['d'], 1))], [BIGINT, VARCHAR]);
     expect(stringValues(out.columns[1]).map((s, i) => (out.columns[1].validity !== null && ((out.columns[1].validity[i >> 3] >> (i & 7)) & 1) === 0 ? null : s))).toEqual(['a', null, 'c', 'd']);
+  });
+});
+
+describe('sorting dictionary columns', () => {
+  it('ranks dictionary entries once: repeated entries tie, NULLs first or last, both directions', async () => {
+    const { sortedIndices } = await import('../src/exec/operators/order-by.js');
+    // Entries 0 and 3 are the same string; row 4 is NULL.
+    const dictionary = dict(['b', 'a', 'c', 'b']);
+    const indices = Int32Array.of(3, 1, 2, 0, 1, 0);
+    const validity = Uint8Array.of(0b101111);
+    const col = { ...dictionaryColumn(VARCHAR, indices, dictionary), validity };
+    const p: Page = { length: 6, columns: [col] };
+    const order = (ascending: boolean, nullsFirst: boolean): number[] => [...sortedIndices(p, [{ index: 0, ascending, nullsFirst }])];
+    expect(order(true, false)).toEqual([1, 0, 3, 5, 2, 4]);
+    expect(order(true, true)).toEqual([4, 1, 0, 3, 5, 2]);
+    expect(order(false, false)).toEqual([2, 0, 3, 5, 1, 4]);
   });
 });
