@@ -30,15 +30,29 @@ describe('join key index', () => {
     expect(t.hasNullKey).toBe(true);
   });
 
-  it('a sparse but bounded range gets a key bitmap', () => {
-    const keys = Array.from({ length: 100 }, (_, i) => 1000 + i * 50);
+  it('a sparse but bounded range gets a rank index: bitmap, ranks per word, first row per rank', () => {
+    // Keys 50 apart cross 32-bit words; 1000 twice (chained in build order), 31/32/63 at word edges.
+    const keys = [...Array.from({ length: 100 }, (_, i) => 1000 + i * 50), 1000, 1031, 1032, 1063];
     const t = table(keys);
-    expect(t.direct).toBeNull();
+    expect(t.direct).not.toBeNull();
+    expect(t.keyRanks).not.toBeNull();
     const bits = t.keyBits as Int32Array;
     const has = (key: number): boolean => ((bits[(key - t.keyMin) >>> 5] >>> ((key - t.keyMin) & 31)) & 1) === 1;
     expect(keys.every(has)).toBe(true);
     expect(has(1001)).toBe(false);
     expect(has(1025)).toBe(false);
+    const rowsOf = (key: number): number[] => {
+      const k = key - t.keyMin;
+      const word = bits[k >>> 5];
+      const rank = (t.keyRanks as Int32Array)[k >>> 5] + [...Array(k & 31).keys()].filter((b) => (word >>> b) & 1).length;
+      const rows: number[] = [];
+      for (let j = (t.direct as Int32Array)[rank]; j >= 0; j = (t.directNext as Int32Array)[j]) rows.push(j);
+      return rows;
+    };
+    keys.forEach((key, row) => expect(rowsOf(key)).toContain(row));
+    expect(rowsOf(1000)).toEqual([0, 100]);
+    expect(rowsOf(1063)).toEqual([103]);
+    expect((t.direct as Int32Array).length).toBe(103);
   });
 
   it('a very sparse range, non-integer keys and strings are only hashed', () => {

@@ -20,11 +20,17 @@ export interface JoinTable {
   readonly rowCount: number;
   /** Set by probes of a FULL join: 1 where a build row found a partner. */
   readonly matched: Uint8Array | null;
-  /** One integer key over a dense range: first row per key − `keyMin` (-1: none), rows chained by `directNext`. */
+  /**
+   * One integer key: the first build row per key slot (-1: none), further rows chained by
+   * `directNext`. Over a dense range the slot is key − `keyMin`; over a sparse one (keyBits set)
+   * it is the key's rank among the build's distinct keys (see keyRanks).
+   */
   readonly direct: Int32Array | null;
   readonly directNext: Int32Array | null;
-  /** One integer key over a sparse but bounded range: a bit per key − `keyMin`, tested before hashing. */
+  /** One integer key over a sparse but bounded range: a bit per key − `keyMin`. */
   readonly keyBits: Int32Array | null;
+  /** With keyBits: per 32-bit word, how many bits are set before it (rank = that + bits below in the word). */
+  readonly keyRanks: Int32Array | null;
   readonly keyMin: number;
 }
 
@@ -34,6 +40,17 @@ const DIRECT_BYTES_PER_ROW = 64;
 const SMALL_KEY_BITS = 1 << 23;
 const MAX_KEY_BITS = 1 << 26;
 const KEY_BITS_PER_ROW = 64;
+
+type KeyIndex = Pick<JoinTable, 'direct' | 'directNext' | 'keyBits' | 'keyRanks' | 'keyMin'>;
+const NO_KEY_INDEX: KeyIndex = { direct: null, directNext: null, keyBits: null, keyRanks: null, keyMin: 0 };
+
+/** The number of set bits of a 32-bit integer. */
+export function bitCount(x: number): number {
+  x -= (x >>> 1) & 0x55555555;
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  x = (x + (x >>> 4)) & 0x0f0f0f0f;
+  return Math.imul(x, 0x01010101) >>> 24;
+}
 
 /** The integer range of a single numeric key column (NULLs skipped), or null if not all integers. */
 function integerRange(keys: Float64Array, nulls: Uint8Array | null, n: number): { min: number; max: number } | null {
@@ -50,8 +67,8 @@ function integerRange(keys: Float64Array, nulls: Uint8Array | null, n: number): 
 }
 
 /** Direct index or key bitmap for a single integer key (see JoinTable). */
-function keyIndex(keys: Float64Array, nulls: Uint8Array | null, n: number): Pick<JoinTable, 'direct' | 'directNext' | 'keyBits' | 'keyMin'> {
-  const none = { direct: null, directNext: null, keyBits: null, keyMin: 0 };
+function keyIndex(keys: Float64Array, nulls: Uint8Array | null, n: number): KeyIndex {
+  const none = NO_KEY_INDEX;
   const bounds = n === 0 ? null : integerRange(keys, nulls, n);
   if (!bounds) return none;
   const range = bounds.max - bounds.min + 1;
@@ -64,16 +81,35 @@ function keyIndex(keys: Float64Array, nulls: Uint8Array | null, n: number): Pick
       directNext[r] = direct[k];
       direct[k] = r;
     }
-    return { direct, directNext, keyBits: null, keyMin: bounds.min };
+    return { direct, directNext, keyBits: null, keyRanks: null, keyMin: bounds.min };
   }
   if (range <= SMALL_KEY_BITS || (range <= MAX_KEY_BITS && range <= KEY_BITS_PER_ROW * n)) {
-    const keyBits = allocShared(Int32Array, (range + 31) >>> 5);
+    // A rank index: probes of ascending keys (lineitem by orderkey into orders) read the bitmap,
+    // ranks and first rows in order instead of hashing into random buckets.
+    const words = (range + 31) >>> 5;
+    const keyBits = allocShared(Int32Array, words);
     for (let r = 0; r < n; r++) {
       if (nulls !== null && nulls[r] === 1) continue;
       const k = keys[r] - bounds.min;
       keyBits[k >>> 5] |= 1 << (k & 31);
     }
-    return { direct: null, directNext: null, keyBits, keyMin: bounds.min };
+    const keyRanks = allocShared(Int32Array, words);
+    let distinct = 0;
+    for (let w = 0; w < words; w++) {
+      keyRanks[w] = distinct;
+      distinct += bitCount(keyBits[w]);
+    }
+    const direct = allocShared(Int32Array, distinct).fill(-1);
+    const directNext = allocShared(Int32Array, n);
+    for (let r = n - 1; r >= 0; r--) {
+      if (nulls !== null && nulls[r] === 1) continue;
+      const k = keys[r] - bounds.min;
+      const w = k >>> 5;
+      const slot = keyRanks[w] + bitCount(keyBits[w] & ((1 << (k & 31)) - 1));
+      directNext[r] = direct[slot];
+      direct[slot] = r;
+    }
+    return { direct, directNext, keyBits, keyRanks, keyMin: bounds.min };
   }
   return none;
 }
@@ -153,10 +189,10 @@ export function buildJoinTable(pages: readonly Page[], types: readonly SqlType[]
     return shared;
   });
   const single = numericKeys.length === 1 ? numericKeys[0] : null;
-  const index = single ? keyIndex(single, keys.nulls[0], n) : { direct: null, directNext: null, keyBits: null, keyMin: 0 };
+  const index = single ? keyIndex(single, keys.nulls[0], n) : NO_KEY_INDEX;
   let hasNullKey = false;
   for (const nulls of keys.nulls) if (nulls !== null && nulls.includes(1)) hasNullKey = true;
-  // A direct index answers every probe of a single integer key: no hash table needed.
+  // A direct or rank index answers every probe of a single integer key: no hash table needed.
   const hashed = index.direct === null;
   let size = 16;
   while (hashed && size < n * 2) size *= 2;
@@ -195,7 +231,7 @@ export function buildJoinTable(pages: readonly Page[], types: readonly SqlType[]
 }
 
 export function joinTableBytes(t: JoinTable): number {
-  let bytes = t.buckets.byteLength + t.next.byteLength + t.hashes.byteLength + (t.direct?.byteLength ?? 0) + (t.directNext?.byteLength ?? 0) + (t.keyBits?.byteLength ?? 0);
+  let bytes = t.buckets.byteLength + t.next.byteLength + t.hashes.byteLength + (t.direct?.byteLength ?? 0) + (t.directNext?.byteLength ?? 0) + (t.keyBits?.byteLength ?? 0) + (t.keyRanks?.byteLength ?? 0);
   for (const k of t.numericKeys) bytes += k ? k.byteLength : 0;
   for (const c of t.page.columns) bytes += c.kind === 'varchar' ? c.data.byteLength + c.offsets.byteLength : c.kind === 'dict' ? c.indices.byteLength : c.values.byteLength;
   return bytes;

@@ -9,7 +9,7 @@ import { EngineError } from '../../util/engine-error.js';
 import { stringValues } from '../column-readers.js';
 import { compileFilter, shapesOf, usedColumns } from '../compile/compile.js';
 import { gatherColumn, gatherWithNulls, nullColumn } from '../gather.js';
-import { hashNumber, hashRow, mixNumber, readKeys, ROW_HASH_SEED, type JoinTable, type KeyReader } from '../join-table.js';
+import { bitCount, hashNumber, hashRow, mixNumber, readKeys, ROW_HASH_SEED, type JoinTable, type KeyReader } from '../join-table.js';
 import { emptyOperatorStats, type OperatorStats } from '../metrics.js';
 import { streamPage, type Operator, type PageSink } from './operator.js';
 
@@ -106,17 +106,9 @@ export class HashJoinOperator implements Operator {
     if (single !== null && buildKeys !== null && buildKeys !== undefined) {
       // One numeric key: the common case, without per-row key objects or hash re-checks.
       const nulls = probe.nulls[0];
-      const bits = t.keyBits;
-      const bitsRange = bits === null ? 0 : bits.length * 32;
-      const min = t.keyMin;
       for (let i = 0; i < page.length; i++) {
         if (nulls !== null && nulls[i] === 1) continue;
         const x = single[i];
-        if (bits !== null) {
-          // Most probe keys of a selective join are absent: one bit says so without hashing.
-          const k = x - min;
-          if (!(k >= 0 && k < bitsRange) || (bits[k >>> 5] & (1 << (k & 31))) === 0) continue;
-        }
         for (let j = buckets[hashNumber(x) & mask]; j >= 0; j = nextRow[j]) {
           if (buildKeys[j] === x) this.push(count++, i, j);
         }
@@ -138,7 +130,7 @@ export class HashJoinOperator implements Operator {
     return count;
   }
 
-  /** One integer key over a dense range: the key indexes the first build row directly. */
+  /** One integer key: the key (dense range) or its rank (sparse range) indexes the first build row. */
   private matchDirect(n: number, keys: Float64Array, nulls: Uint8Array | null): number {
     const t = this.table;
     const direct = t.direct as Int32Array;
@@ -146,6 +138,21 @@ export class HashJoinOperator implements Operator {
     const range = direct.length;
     const min = t.keyMin;
     let count = 0;
+    const bits = t.keyBits;
+    const ranks = t.keyRanks;
+    if (bits !== null && ranks !== null) {
+      const bitsRange = bits.length * 32;
+      for (let i = 0; i < n; i++) {
+        if (nulls !== null && nulls[i] === 1) continue;
+        const k = keys[i] - min;
+        if (!(k >= 0 && k < bitsRange) || (k | 0) !== k) continue;
+        const word = bits[k >>> 5];
+        const bit = 1 << (k & 31);
+        if ((word & bit) === 0) continue;
+        for (let j = direct[ranks[k >>> 5] + bitCount(word & (bit - 1))]; j >= 0; j = chain[j]) this.push(count++, i, j);
+      }
+      return count;
+    }
     for (let i = 0; i < n; i++) {
       if (nulls !== null && nulls[i] === 1) continue;
       const k = keys[i] - min;
