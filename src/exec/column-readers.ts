@@ -28,6 +28,24 @@ export function numericValues(col: Column, scratch?: Float64Array): Float64Array
   return out;
 }
 
+/** Rows `rows[0..n)` of a fixed-width column as numbers, written into `out` (gather and convert in one pass). */
+export function numericValuesAt(col: Column, rows: Int32Array, n: number, out: Float64Array): Float64Array {
+  if (col.kind !== 'fixed') throw new Error('numericValuesAt on a varchar column');
+  const v = col.values;
+  const id = col.type.id;
+  if (id === 'bigint' || id === 'timestamp') {
+    for (let i = 0; i < n; i++) {
+      const r = rows[i];
+      out[i] = v[2 * r + 1] * 4294967296 + (v[2 * r] >>> 0);
+    }
+  } else if (id === 'boolean') {
+    for (let i = 0; i < n; i++) out[i] = (v[rows[i] >> 3] >> (rows[i] & 7)) & 1;
+  } else {
+    for (let i = 0; i < n; i++) out[i] = v[rows[i]];
+  }
+  return out;
+}
+
 const dictCache = new WeakMap<object, string[]>();
 
 /** Columns up to this many bytes of text are decoded in one piece (see stringValues). */

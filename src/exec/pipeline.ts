@@ -71,10 +71,10 @@ export class Pipeline {
       const downstream = op;
       next = (page) => downstream.addInput(page);
     }
-    // A filter feeding a raw aggregation hands it selected rows, never a projected page.
+    // A filter feeding a raw aggregation or a join probe hands it selected rows, never a page.
     for (let i = 0; i + 1 < n; i++) {
       const [upstream, downstream] = [built[i], built[i + 1]];
-      if (upstream instanceof FilterProjectOperator && downstream instanceof HashAggregateOperator) upstream.fuseInto(downstream);
+      if (upstream instanceof FilterProjectOperator && (downstream instanceof HashAggregateOperator || downstream instanceof HashJoinOperator)) upstream.fuseInto(downstream);
     }
     this.operators = built;
     this.head = next;

@@ -5,15 +5,14 @@ import type { Column, Page } from '../../data/page.js';
 import type { Expr } from '../../sql/ir.js';
 import { compileFilter, compileProjection, shapesOf } from '../compile/compile.js';
 import { gatherColumn } from '../gather.js';
-import type { HashAggregateOperator } from './hash-aggregate.js';
 import { emptyOperatorStats, type OperatorStats } from '../metrics.js';
-import { streamPage, type Operator, type PageSink } from './operator.js';
+import { streamPage, type Operator, type PageSink, type SelectionSink } from './operator.js';
 
 export class FilterProjectOperator implements Operator {
   readonly stats: OperatorStats;
   private scratch = new Int32Array(0);
-  /** A raw-step aggregation directly downstream that takes selected rows without a projected page. */
-  private fusedAggregate: HashAggregateOperator | null = null;
+  /** The operator directly downstream, when it takes selected rows without a projected page. */
+  private selectionSink: SelectionSink | null = null;
 
   constructor(
     operatorId: number,
@@ -24,9 +23,9 @@ export class FilterProjectOperator implements Operator {
     this.stats = emptyOperatorStats(operatorId, 'FilterAndProjectOperator');
   }
 
-  /** Hands selected rows straight to `aggregate` from now on, whenever it can take them fused. */
-  fuseInto(aggregate: HashAggregateOperator): void {
-    this.fusedAggregate = aggregate;
+  /** Hands selected rows straight to `sink` from now on, whenever it can take them. */
+  fuseInto(sink: SelectionSink): void {
+    this.selectionSink = sink;
   }
 
   addInput(page: Page): void {
@@ -43,10 +42,10 @@ export class FilterProjectOperator implements Operator {
       if (count === 0) return null;
       if (count < page.length) sel = this.scratch;
     }
-    if (this.fusedAggregate !== null) {
-      const nanos = this.fusedAggregate.addSelected(page, sel, count, this.projections, shapes);
+    if (this.selectionSink !== null) {
+      const nanos = this.selectionSink.addSelected(page, sel, count, this.projections, shapes);
       if (nanos >= 0) {
-        // The aggregation's own time is not ours; the rows passed on are counted as if paged.
+        // The downstream time is not ours; the rows passed on are counted as if paged.
         this.stats.addInputNanos -= nanos;
         this.stats.getOutputCalls++;
         this.stats.outputPositions += count;

@@ -11,9 +11,9 @@ import { FusedAggregation } from '../fused-aggregation.js';
 import { GroupByHash } from '../group-by-hash.js';
 import { emptyOperatorStats, nowNanos, recordInput, recordOutput, type OperatorStats } from '../metrics.js';
 import type { AggregateSpec } from '../specs.js';
-import type { Operator, PageSink } from './operator.js';
+import type { Operator, PageSink, SelectionSink } from './operator.js';
 
-export class HashAggregateOperator implements Operator {
+export class HashAggregateOperator implements Operator, SelectionSink {
   readonly stats: OperatorStats;
   private readonly hash: GroupByHash;
   private readonly accumulators: Accumulator[];

@@ -6,12 +6,12 @@
 import type { Column, Page } from '../../data/page.js';
 import type { Expr } from '../../sql/ir.js';
 import { EngineError } from '../../util/engine-error.js';
-import { stringValues } from '../column-readers.js';
+import { numericValuesAt, stringValues } from '../column-readers.js';
 import { compileFilter, shapesOf, usedColumns } from '../compile/compile.js';
 import { gatherColumn, gatherWithNulls, nullColumn } from '../gather.js';
 import { bitCount, hashNumber, hashRow, mixNumber, readKeys, ROW_HASH_SEED, type JoinTable, type KeyReader } from '../join-table.js';
-import { emptyOperatorStats, type OperatorStats } from '../metrics.js';
-import { streamPage, type Operator, type PageSink } from './operator.js';
+import { emptyOperatorStats, nowNanos, recordOutput, type OperatorStats } from '../metrics.js';
+import { streamPage, type Operator, type PageSink, type SelectionSink } from './operator.js';
 
 export type ProbeJoinType = 'inner' | 'left' | 'full' | 'semi' | 'anti' | 'mark';
 
@@ -38,7 +38,7 @@ function keyScratch(keys: number, rows: number): Float64Array[] {
   return scratch;
 }
 
-export class HashJoinOperator implements Operator {
+export class HashJoinOperator implements Operator, SelectionSink {
   readonly stats: OperatorStats;
   private pairsProbe = new Int32Array(1024);
   private pairsBuild = new Int32Array(1024);
@@ -214,17 +214,64 @@ export class HashJoinOperator implements Operator {
   }
 
   addInput(page: Page): void {
-    streamPage(this.stats, page, (p) => this.process(p), this.next);
+    streamPage(this.stats, page, (p) => this.process(p, null), this.next);
   }
 
-  private process(page: Page): Page | null {
+  /**
+   * Probes with the rows `sel` selects from an upstream filter's input page (all when null), the
+   * columns being `projections` of it (column references only): probe keys are read through the
+   * selection and other columns are gathered for matched rows only, never for the rows the join
+   * drops. Returns the nanoseconds spent here and downstream, or -1 (nothing done) when a
+   * projection computes a value.
+   */
+  addSelected(page: Page, sel: Int32Array | null, count: number, projections: readonly Expr[]): number {
+    if (!projections.every((e) => e.kind === 'column')) return -1;
+    const start = nowNanos();
+    const columns = projections.map((e) => page.columns[(e as { index: number }).index]);
+    const virtual: Page = { length: count, columns };
+    this.stats.addInputCalls++;
+    this.stats.inputPositions += count;
+    const out = this.process(virtual, sel);
+    this.stats.addInputNanos += nowNanos() - start;
+    if (out !== null && out.length > 0) {
+      recordOutput(this.stats, out);
+      this.next(out);
+    }
+    return nowNanos() - start;
+  }
+
+  /** The probe keys of a (virtual, with `rows`) page; NULL-free numeric keys are read through `rows` in one pass. */
+  private probeKeyValues(page: Page, rows: Int32Array | null): KeyReader {
+    const columns = this.probeKeys.map((k) => page.columns[k]);
+    const scratch = keyScratch(columns.length, page.length);
+    if (rows === null) return readKeys(columns, scratch);
+    if (columns.every((c) => c.kind === 'fixed' && c.validity === null)) {
+      return { numbers: columns.map((c, k) => numericValuesAt(c, rows, page.length, scratch[k])), strings: columns.map(() => null), nulls: columns.map(() => null) };
+    }
+    return readKeys(
+      columns.map((c) => gatherColumn(c, rows, page.length)),
+      scratch,
+    );
+  }
+
+  /**
+   * Joins one probe page. With `rows`, `page` is virtual: row i of it is row rows[i] of its
+   * full-length columns, so gathers compose the two indexes.
+   */
+  private process(page: Page, rows: Int32Array | null): Page | null {
     const t = this.table;
-    const probe = this.probeKeys.length ? readKeys(this.probeKeys.map((k) => page.columns[k]), keyScratch(this.probeKeys.length, page.length)) : null;
+    const probe = this.probeKeys.length ? this.probeKeyValues(page, rows) : null;
+    const physical = (idx: Int32Array, n: number): Int32Array => {
+      if (rows === null) return idx;
+      const out = new Int32Array(n);
+      for (let k = 0; k < n; k++) out[k] = rows[idx[k]];
+      return out;
+    };
     let count = this.match(page, probe);
     let probeIdx = this.pairsProbe.subarray(0, count);
     let buildIdx = this.pairsBuild.subarray(0, count);
     if (this.filter && count > 0) {
-      const candidates = this.filterCandidates(page, probeIdx, buildIdx, count);
+      const candidates = this.filterCandidates(page, physical(probeIdx, count), buildIdx, count);
       const sel = new Int32Array(count);
       const kept = compileFilter(this.filter, shapesOf(candidates))(candidates.columns, count, sel);
       const p = new Int32Array(kept);
@@ -248,7 +295,7 @@ export class HashJoinOperator implements Operator {
         // Matches were recorded in the table's shared flags; the stage emits the build rows.
         return null;
       case 'inner':
-        return count === 0 ? null : this.combined(page, probeIdx, buildIdx, count, true);
+        return count === 0 ? null : this.combined(page, physical(probeIdx, count), buildIdx, count, true);
       case 'left':
       case 'full': {
         const hit = new Uint8Array(page.length);
@@ -271,7 +318,7 @@ export class HashJoinOperator implements Operator {
             b[o++] = buildIdx[k++];
           }
         }
-        return this.combined(page, p, b, total, true);
+        return this.combined(page, physical(p, total), b, total, true);
       }
       case 'semi':
       case 'anti': {
@@ -290,8 +337,8 @@ export class HashJoinOperator implements Operator {
           keep.push(i);
         }
         if (keep.length === 0) return null;
-        if (keep.length === page.length) return page;
-        const sel = Int32Array.from(keep);
+        if (keep.length === page.length && rows === null) return page;
+        const sel = physical(Int32Array.from(keep), keep.length);
         return { length: sel.length, columns: page.columns.map((c) => gatherColumn(c, sel, sel.length)) };
       }
     }
