@@ -163,6 +163,32 @@ export class HashJoinOperator implements Operator, SelectionSink {
     return count;
   }
 
+  /** matchDirect over bigint keys as Int64 (lo, hi) pairs, row i of the page being `rows[i]` when given. */
+  private matchDirectInt64(n: number, pairs: Int32Array, rows: Int32Array | null): number {
+    const t = this.table;
+    const direct = t.direct as Int32Array;
+    const chain = t.directNext as Int32Array;
+    const min = t.keyMin;
+    const bits = t.keyBits;
+    const ranks = t.keyRanks;
+    const range = bits !== null ? bits.length * 32 : direct.length;
+    let count = 0;
+    for (let i = 0; i < n; i++) {
+      const r = rows === null ? i : rows[i];
+      const k = pairs[2 * r + 1] * 4294967296 + (pairs[2 * r] >>> 0) - min;
+      if (!(k >= 0 && k < range)) continue;
+      let slot = k;
+      if (bits !== null && ranks !== null) {
+        const word = bits[k >>> 5];
+        const bit = 1 << (k & 31);
+        if ((word & bit) === 0) continue;
+        slot = ranks[k >>> 5] + bitCount(word & (bit - 1));
+      }
+      for (let j = direct[slot]; j >= 0; j = chain[j]) this.push(count++, i, j);
+    }
+    return count;
+  }
+
   /** Two numeric keys (e.g. partkey, suppkey): hashed and compared inline. */
   private matchTwoNumbers(n: number, a: Float64Array, b: Float64Array, na: Uint8Array | null, nb: Uint8Array | null, ba: Float64Array, bb: Float64Array): number {
     const t = this.table;
@@ -260,14 +286,18 @@ export class HashJoinOperator implements Operator, SelectionSink {
    */
   private process(page: Page, rows: Int32Array | null): Page | null {
     const t = this.table;
-    const probe = this.probeKeys.length ? this.probeKeyValues(page, rows) : null;
+    // One NULL-free bigint key into a direct or rank index: read the Int64 pairs in the probe loop
+    // itself instead of converting the whole key column to doubles first.
+    const keyColumn = this.probeKeys.length === 1 ? page.columns[this.probeKeys[0]] : null;
+    const int64Keys = t.direct !== null && keyColumn !== null && keyColumn.kind === 'fixed' && keyColumn.validity === null && keyColumn.type.id === 'bigint' ? (keyColumn.values as Int32Array) : null;
+    const probe = this.probeKeys.length && int64Keys === null ? this.probeKeyValues(page, rows) : null;
     const physical = (idx: Int32Array, n: number): Int32Array => {
       if (rows === null) return idx;
       const out = new Int32Array(n);
       for (let k = 0; k < n; k++) out[k] = rows[idx[k]];
       return out;
     };
-    let count = this.match(page, probe);
+    let count = int64Keys !== null ? this.matchDirectInt64(page.length, int64Keys, rows) : this.match(page, probe);
     let probeIdx = this.pairsProbe.subarray(0, count);
     let buildIdx = this.pairsBuild.subarray(0, count);
     if (this.filter && count > 0) {
