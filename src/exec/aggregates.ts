@@ -19,13 +19,13 @@ export interface Accumulator {
   final(groupCount: number): Column;
   memoryBytes(): number;
   /**
-   * For a fused update loop (fused-update.ts): this accumulator's per-row operation and its state
+   * For a fused update loop (fused-aggregation.ts): this accumulator's per-row operation and its state
    * arrays sized for `groupCount`, or undefined when it has no fused form.
    */
   fused?(groupCount: number): FusedPart | undefined;
 }
 
-/** One aggregate's part of a fused raw update (see fused-update.ts). */
+/** One aggregate's part of a fused raw update (see fused-aggregation.ts). */
 export interface FusedPart {
   /** count_star: n[g]++; count: n[g]++ for non-NULL; sum: v[g] += x, e[g] = 0; avg: v[g] += x, n[g]++. */
   readonly op: 'count_star' | 'count' | 'sum' | 'avg';
@@ -138,7 +138,7 @@ class CompensatedSums {
 
   /**
    * Raw values in row order: plain addition (rows with mask 0 or NULL skipped). The unfiltered
-   * case runs fused (fused-update.ts); this loop serves FILTER clauses.
+   * case runs fused (fused-aggregation.ts); this loop serves FILTER clauses.
    */
   update(groups: Int32Array, n: number, v: ArrayLike<number>, nulls: Uint8Array | null, mask: Uint8Array | null): void {
     const values = this.sums.values;
