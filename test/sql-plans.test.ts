@@ -108,6 +108,14 @@ describe('plan choices', () => {
     expect(firstProbe).toBe(partJoin);
   });
 
+  it('a projection after a filter that only passes columns through is folded into the filter (one kernel reads the scan)', async () => {
+    const text = await plan(`select sum(extendedprice * discount) from lineitem
+      where shipdate >= date '1994-01-01' and shipdate < date '1995-01-01' and discount between 0.05 and 0.07 and quantity < 24`);
+    const scan = text.split(/\n(?=Fragment )/u).find((f) => f.includes('tpch.tiny.lineitem')) ?? '';
+    expect(scan.match(/FilterAndProjectOperator/gu)).toHaveLength(1);
+    expect(scan).toMatch(/FilterAndProjectOperator\[filter = [^\n]*projections = \[multiply\(/u);
+  });
+
   describe('the disabled_rules session property', () => {
     const q10 = `select c.custkey, c.name, sum(l.extendedprice) from customer c, orders o, lineitem l
       where c.custkey = o.custkey and l.orderkey = o.orderkey group by c.custkey, c.name`;

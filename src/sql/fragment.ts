@@ -88,10 +88,6 @@ function identity(fields: readonly Field[]): Expr[] {
   return fields.map((f, i) => ({ kind: 'column', index: i, type: f.type }) as Expr);
 }
 
-function isIdentity(exprs: readonly Expr[], width: number): boolean {
-  return exprs.length === width && exprs.every((e, i) => e.kind === 'column' && e.index === i);
-}
-
 class Fragmenter {
   private readonly stages: StagePlan[] = [];
   private nextStage = 1;
@@ -99,10 +95,12 @@ class Fragmenter {
 
   private push(b: Builder, op: OperatorSpec): void {
     if (b.unmatched && !safeForSecondPass(op)) this.cut(b);
-    // Fold a projection into a preceding filter that only passed columns through.
+    // Fold a projection into a preceding filter that only passed columns through (Q6: the filter
+    // keeps price and discount, the projection multiplies them): one kernel reads the input.
     const last = b.ops[b.ops.length - 1];
-    if (op.op === 'filterProject' && op.filter === null && last?.op === 'filterProject' && isIdentity(last.projections, b.types.length)) {
-      b.ops[b.ops.length - 1] = { op: 'filterProject', filter: last.filter, projections: op.projections };
+    if (op.op === 'filterProject' && op.filter === null && last?.op === 'filterProject' && last.projections.every((e) => e.kind === 'column')) {
+      const through = last.projections.map((e) => (e as { index: number }).index);
+      b.ops[b.ops.length - 1] = { op: 'filterProject', filter: last.filter, projections: op.projections.map((e) => remapColumns(e, (i) => through[i])) };
     } else if (op.op === 'filterProject' && op.filter === null && last?.op === 'hashJoin' && (last.joinType === 'inner' || last.joinType === 'left') && !b.unmatched && op.projections.every((e) => e.kind === 'column')) {
       // Columns picked after a join: the join gathers only those for its output rows.
       const picked = op.projections.map((e) => (e as { index: number }).index);
