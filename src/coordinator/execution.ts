@@ -220,10 +220,11 @@ export class QueryExecution {
       const pages = cols ? input.map((p) => ({ length: p.length, columns: cols.map((c) => p.columns[c]) })) : input;
       return runPipeline(request.fragment, pages, request.joins);
     }
-    const split = request.split;
+    const source = request.fragment.source;
+    const split = request.split && source.kind === 'scan' ? onlyColumns(request.split, source.columns) : request.split;
     const needsPool = split?.kind === 'generated' && needsTextPool(split.descriptor, split.columns);
     const textPool = needsPool ? await this.ctx.textPool() : undefined;
-    const response = await this.ctx.pool.run({ ...request, textPool });
+    const response = await this.ctx.pool.run({ ...request, split, textPool });
     if (!response.ok) throw toEngineError(response.error);
     if (!('result' in response)) throw new Error('unexpected worker response');
     const g = response.generated;
@@ -443,4 +444,17 @@ export class QueryExecution {
       t.setState('FINISHED');
     }
   }
+}
+
+/**
+ * A split carrying only the cached columns its scan reads: every column crosses to the worker as
+ * SharedArrayBuffer handles, and a table whose other columns earlier queries cached (lineitem's
+ * 16) would otherwise send them all with every split.
+ */
+function onlyColumns(split: Split, columns: readonly number[]): Split {
+  const wanted = new Set(columns);
+  const keep = <T>(values: readonly T[]): T[] => values.map((v, i) => (wanted.has(i) ? v : (undefined as T)));
+  if (split.kind === 'pages') return { ...split, pages: split.pages.map((p) => ({ length: p.length, columns: keep(p.columns) })) };
+  if (split.kind === 'generated') return { ...split, cached: keep(split.cached) };
+  return split;
 }
