@@ -12,6 +12,7 @@ import type { Page } from '../data/page.js';
 import type { SqlType } from '../data/types.js';
 import { buildJoinTable, joinTableBytes, type JoinTable } from '../exec/join-table.js';
 import { gatherColumn, nullColumn, sliceColumn } from '../exec/gather.js';
+import { nowNanos } from '../exec/metrics.js';
 import { operatorOutputTypes, Pipeline, runPipeline, type DriverResult } from '../exec/pipeline.js';
 import type { WorkerPool } from '../exec/pool.js';
 import { isBlocking, type FragmentSpec } from '../exec/specs.js';
@@ -380,9 +381,9 @@ export class QueryExecution {
     // Time spent in the inline pipeline: the task's CPU (its wall time mostly waits for upstream).
     let inlineNanos = 0;
     const addInline = (p: Page): void => {
-      const t0 = process.hrtime.bigint();
+      const t0 = nowNanos();
       pipeline.addInput(p);
-      inlineNanos += Number(process.hrtime.bigint() - t0);
+      inlineNanos += nowNanos() - t0;
     };
     const feed = async (pages: readonly Page[]): Promise<void> => {
       if (!prefix) {
@@ -426,9 +427,9 @@ export class QueryExecution {
       }
     }
     if (this.stopped) return;
-    const finish0 = process.hrtime.bigint();
+    const finish0 = nowNanos();
     pipeline.finish();
-    inlineNanos += Number(process.hrtime.bigint() - finish0);
+    inlineNanos += nowNanos() - finish0;
     const stats = pipeline.stats();
     if (prefix) {
       // The pool-side driver statistics were recorded per batch; add the inline tail's operators.

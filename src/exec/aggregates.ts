@@ -137,8 +137,9 @@ class CompensatedSums {
   }
 
   /**
-   * Raw values in row order: plain addition (rows with mask 0 or NULL skipped). The unfiltered
-   * case runs fused (fused-aggregation.ts); this loop serves FILTER clauses.
+   * Raw values in row order: plain addition (rows with mask 0 or NULL skipped). Aggregations that
+   * can run fused do (fused-aggregation.ts); this loop serves FILTER clauses and aggregations
+   * mixing sums with aggregates that have no fused form.
    */
   update(groups: Int32Array, n: number, v: ArrayLike<number>, nulls: Uint8Array | null, mask: Uint8Array | null): void {
     const values = this.sums.values;

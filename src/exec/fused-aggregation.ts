@@ -23,14 +23,19 @@ export class FusedAggregation {
   /** In code mode: the dictionary key columns the codes index (null: rows are group ids). */
   private codeKeys: readonly DictionaryColumn[] | null = null;
 
+  /** Each accumulator's fused operation; null when one has no fused form. */
+  private readonly ops: readonly FusedPart['op'][] | null;
+
   constructor(
     private readonly accumulators: readonly Accumulator[],
     private readonly hash: GroupByHash,
-  ) {}
+  ) {
+    this.ops = this.parts(0)?.map((p) => p.op) ?? null;
+  }
 
   /** Whether every accumulator has a fused form. */
   available(): boolean {
-    return this.parts(0) !== null;
+    return this.ops !== null;
   }
 
   private parts(groupCount: number): FusedPart[] | null {
@@ -48,7 +53,7 @@ export class FusedAggregation {
    * the group key columns, `keyIndexes` their positions in `cols`.
    */
   update(args: readonly (Expr | null)[], cols: readonly Column[], shapes: readonly ColumnShape[], sel: Int32Array | null, count: number, keys: readonly Column[], keyIndexes: readonly number[]): void {
-    const ops = (this.parts(0) as FusedPart[]).map((p) => p.op);
+    const ops = this.ops as FusedPart['op'][];
     const codeKeys = smallDictionaries(keys);
     let groups: Int32Array | null = null;
     let rows: BlockRowSource;

@@ -291,7 +291,7 @@ export class GroupByHash {
   private direct: Int32Array | null = null;
 
   /** All keys dictionary-encoded, NULL-free and small: combine interned ids into one index. */
-  private directIds(keys: readonly Column[], n: number, ids: Int32Array, sel: Int32Array | null): boolean {
+  private directIds(keys: readonly Column[], n: number, ids: Int32Array): boolean {
     const k = keys.length;
     if (k > 2 || keys.some((c) => c.kind !== 'dict' || c.validity !== null)) return false;
     const trs = keys.map((c, i) => this.translation(i, c));
@@ -302,8 +302,7 @@ export class GroupByHash {
     const idx1 = k > 1 ? (keys[1] as { indices: Int32Array }).indices : null;
     const tr1 = k > 1 ? trs[1] : null;
     const codes = [new Float64Array(1), new Float64Array(1)];
-    for (let j = 0; j < n; j++) {
-      const r = sel === null ? j : sel[j];
+    for (let r = 0; r < n; r++) {
       const a = tr0[idx0[r]];
       const b = idx1 !== null ? (tr1 as Int32Array)[idx1[r]] : 0;
       const code = a | (b << 8);
@@ -314,7 +313,7 @@ export class GroupByHash {
         g = this.findOrInsert(mix(mix(0x12345, a), b), codes.slice(0, k), keys.map(() => null), 0);
         direct[code] = g;
       }
-      ids[j] = g;
+      ids[r] = g;
     }
     return true;
   }
@@ -348,10 +347,7 @@ export class GroupByHash {
     }
   }
 
-  /**
-   * Assigns a group id to every row of the key columns; with `sel`, to the rows it selects (ids[j]
-   * is row sel[j]'s group), which small dictionary keys read in place and others gather first.
-   */
+  /** Assigns a group id to every row of the key columns; with `sel`, to the rows it selects (ids[j] is row sel[j]'s group). */
   groupIds(keys: readonly Column[], n: number, sel: Int32Array | null = null): Int32Array {
     const ids = new Int32Array(n);
     const k = keys.length;
@@ -359,7 +355,6 @@ export class GroupByHash {
       if (this.groupCount === 0) this.groupCount = 1;
       return ids;
     }
-    if (sel !== null && (this.lead ?? -1) < 0 && keys.every((c) => c.kind === 'dict') && this.directIds(keys, n, ids, sel)) return ids;
     if (sel !== null) keys = keys.map((c) => gatherColumn(c, sel, n));
     // The path is chosen on the first page and kept: each stores its group keys its own way.
     if (this.lead === undefined) this.lead = this.groupCount === 0 && !keys.every((c) => c.kind === 'dict') ? this.chooseLead(keys) : -1;
@@ -367,7 +362,7 @@ export class GroupByHash {
       this.leadIds(keys, n, ids);
       return ids;
     }
-    if (this.directIds(keys, n, ids, null)) return ids;
+    if (this.directIds(keys, n, ids)) return ids;
     if (k === 1 && !this.stringKey[0]) {
       this.singleNumericIds(keys[0], n, ids);
       return ids;

@@ -66,52 +66,46 @@ function integerRange(keys: Float64Array, nulls: Uint8Array | null, n: number): 
   return min <= max ? { min, max } : null;
 }
 
-/** Direct index or key bitmap for a single integer key (see JoinTable). */
+/** Direct index (dense range) or rank index (sparse range) for a single integer key (see JoinTable). */
 function keyIndex(keys: Float64Array, nulls: Uint8Array | null, n: number): KeyIndex {
-  const none = NO_KEY_INDEX;
   const bounds = n === 0 ? null : integerRange(keys, nulls, n);
-  if (!bounds) return none;
+  if (!bounds) return NO_KEY_INDEX;
   const range = bounds.max - bounds.min + 1;
-  if (range * 4 <= DIRECT_BYTES_PER_ROW * n + 4096) {
-    const direct = allocShared(Int32Array, range).fill(-1);
-    const directNext = allocShared(Int32Array, n);
-    for (let r = n - 1; r >= 0; r--) {
-      if (nulls !== null && nulls[r] === 1) continue;
-      const k = keys[r] - bounds.min;
-      directNext[r] = direct[k];
-      direct[k] = r;
-    }
-    return { direct, directNext, keyBits: null, keyRanks: null, keyMin: bounds.min };
-  }
-  if (range <= SMALL_KEY_BITS || (range <= MAX_KEY_BITS && range <= KEY_BITS_PER_ROW * n)) {
-    // A rank index: probes of ascending keys (lineitem by orderkey into orders) read the bitmap,
-    // ranks and first rows in order instead of hashing into random buckets.
+  const dense = range * 4 <= DIRECT_BYTES_PER_ROW * n + 4096;
+  if (!dense && !(range <= SMALL_KEY_BITS || (range <= MAX_KEY_BITS && range <= KEY_BITS_PER_ROW * n))) return NO_KEY_INDEX;
+  // Over a sparse range, a rank index: probes of ascending keys (lineitem by orderkey into orders)
+  // read the bitmap, ranks and first rows in order instead of hashing into random buckets.
+  let keyBits: Int32Array | null = null;
+  let keyRanks: Int32Array | null = null;
+  let slots = range;
+  if (!dense) {
     const words = (range + 31) >>> 5;
-    const keyBits = allocShared(Int32Array, words);
+    const bits = allocShared(Int32Array, words);
     for (let r = 0; r < n; r++) {
       if (nulls !== null && nulls[r] === 1) continue;
       const k = keys[r] - bounds.min;
-      keyBits[k >>> 5] |= 1 << (k & 31);
+      bits[k >>> 5] |= 1 << (k & 31);
     }
-    const keyRanks = allocShared(Int32Array, words);
-    let distinct = 0;
+    const ranks = allocShared(Int32Array, words);
+    slots = 0;
     for (let w = 0; w < words; w++) {
-      keyRanks[w] = distinct;
-      distinct += bitCount(keyBits[w]);
+      ranks[w] = slots;
+      slots += bitCount(bits[w]);
     }
-    const direct = allocShared(Int32Array, distinct).fill(-1);
-    const directNext = allocShared(Int32Array, n);
-    for (let r = n - 1; r >= 0; r--) {
-      if (nulls !== null && nulls[r] === 1) continue;
-      const k = keys[r] - bounds.min;
-      const w = k >>> 5;
-      const slot = keyRanks[w] + bitCount(keyBits[w] & ((1 << (k & 31)) - 1));
-      directNext[r] = direct[slot];
-      direct[slot] = r;
-    }
-    return { direct, directNext, keyBits, keyRanks, keyMin: bounds.min };
+    keyBits = bits;
+    keyRanks = ranks;
   }
-  return none;
+  const direct = allocShared(Int32Array, slots).fill(-1);
+  const directNext = allocShared(Int32Array, n);
+  // In reverse, so chains list rows in build order.
+  for (let r = n - 1; r >= 0; r--) {
+    if (nulls !== null && nulls[r] === 1) continue;
+    const k = keys[r] - bounds.min;
+    const slot = keyBits === null || keyRanks === null ? k : keyRanks[k >>> 5] + bitCount(keyBits[k >>> 5] & ((1 << (k & 31)) - 1));
+    directNext[r] = direct[slot];
+    direct[slot] = r;
+  }
+  return { direct, directNext, keyBits, keyRanks, keyMin: bounds.min };
 }
 
 const scratch = new Float64Array(1);

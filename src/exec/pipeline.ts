@@ -9,7 +9,7 @@ import { emptyOperatorStats, nowNanos, recordInput, recordOutput, type OperatorS
 import { FilterProjectOperator } from './operators/filter-project.js';
 import { HashAggregateOperator } from './operators/hash-aggregate.js';
 import { LimitOperator } from './operators/limit.js';
-import type { Operator, PageSink } from './operators/operator.js';
+import { isSelectionSink, type Operator, type PageSink } from './operators/operator.js';
 import { OrderByOperator } from './operators/order-by.js';
 import { HashJoinOperator } from './operators/hash-join.js';
 import { WindowOperator } from './operators/window.js';
@@ -74,7 +74,7 @@ export class Pipeline {
     // A filter feeding a raw aggregation or a join probe hands it selected rows, never a page.
     for (let i = 0; i + 1 < n; i++) {
       const [upstream, downstream] = [built[i], built[i + 1]];
-      if (upstream instanceof FilterProjectOperator && (downstream instanceof HashAggregateOperator || downstream instanceof HashJoinOperator)) upstream.fuseInto(downstream);
+      if (upstream instanceof FilterProjectOperator && isSelectionSink(downstream)) upstream.fuseInto(downstream);
     }
     this.operators = built;
     this.head = next;

@@ -168,23 +168,7 @@ class Fragmenter {
         if (node.markLeft && (node.joinType === 'semi' || node.joinType === 'anti')) {
           // Hash the outer (left) rows, stream the right side through them marking matches, then
           // let the marked (semi) or unmarked (anti) outer rows flow on from an exchange.
-          const outerTypes = node.left.fields.map((f) => f.type);
-          const outer = this.visit(node.left);
-          const buildStage = this.finish(outer);
-          const probe = this.visit(node.right);
-          const joinId = this.nextJoin++;
-          probe.builds.push({ joinId, stageId: buildStage, keys: node.leftKeys, trackMatches: true });
-          this.push(probe, {
-            op: 'hashJoin',
-            joinId,
-            joinType: 'mark',
-            probeKeys: node.rightKeys,
-            buildTypes: outerTypes,
-            // The residual reads left ++ right; the probe page is right ++ left.
-            filter: node.filter ? remapColumns(node.filter, (i) => (i < lw ? i + rw : i - lw)) : null,
-            nullAware: false,
-            singleMatch: false,
-          });
+          const { probe, joinId, outerTypes } = this.probeFromRight(node, 'mark');
           const marked = this.finish(probe, undefined, { joinId, anti: node.joinType === 'anti', types: outerTypes });
           return this.exchange(marked, outerTypes);
         }
@@ -192,24 +176,7 @@ class Fragmenter {
           // A LEFT JOIN whose preserved side is the small one: hash it (tracking matches), stream the
           // right side through it as an inner join, restore left ++ right order; the left rows
           // that found no partner follow once the probes are done (StagePlan.emitUnmatched).
-          const outerTypes = node.left.fields.map((f) => f.type);
-          const outer = this.visit(node.left);
-          const buildStage = this.finish(outer);
-          const probe = this.visit(node.right);
-          if (probe.unmatched) this.cut(probe);
-          const joinId = this.nextJoin++;
-          probe.builds.push({ joinId, stageId: buildStage, keys: node.leftKeys, trackMatches: true });
-          this.push(probe, {
-            op: 'hashJoin',
-            joinId,
-            joinType: 'inner',
-            probeKeys: node.rightKeys,
-            buildTypes: outerTypes,
-            // The residual reads left ++ right; the probe page is right ++ left.
-            filter: node.filter ? remapColumns(node.filter, (i) => (i < lw ? i + rw : i - lw)) : null,
-            nullAware: false,
-            singleMatch: false,
-          });
+          const { probe, joinId } = this.probeFromRight(node, 'inner');
           this.push(probe, { op: 'filterProject', filter: null, projections: node.fields.map((f, i) => ({ kind: 'column', index: i < lw ? rw + i : i - lw, type: f.type }) as Expr) });
           probe.unmatched = { joinId, fromOperator: probe.ops.length, inputTypes: node.fields.map((f) => f.type), leftWidth: lw };
           return probe;
@@ -293,6 +260,34 @@ class Fragmenter {
       case 'output':
         return this.visit(node.input);
     }
+  }
+
+  /**
+   * A join run from its left side: the left rows hashed with match tracking, the right side's
+   * pipeline probing them (`mark` only records matches; `inner` emits right ++ left pairs).
+   */
+  private probeFromRight(node: Extract<PlanNode, { kind: 'join' }>, joinType: 'mark' | 'inner'): { probe: Builder; joinId: number; outerTypes: SqlType[] } {
+    const lw = node.left.fields.length;
+    const rw = node.right.fields.length;
+    const outerTypes = node.left.fields.map((f) => f.type);
+    const buildStage = this.finish(this.visit(node.left));
+    const probe = this.visit(node.right);
+    // One stage emits the unmatched rows of one LEFT JOIN at most.
+    if (joinType === 'inner' && probe.unmatched) this.cut(probe);
+    const joinId = this.nextJoin++;
+    probe.builds.push({ joinId, stageId: buildStage, keys: node.leftKeys, trackMatches: true });
+    this.push(probe, {
+      op: 'hashJoin',
+      joinId,
+      joinType,
+      probeKeys: node.rightKeys,
+      buildTypes: outerTypes,
+      // The residual reads left ++ right; the probe page is right ++ left.
+      filter: node.filter ? remapColumns(node.filter, (i) => (i < lw ? i + rw : i - lw)) : null,
+      nullAware: false,
+      singleMatch: false,
+    });
+    return { probe, joinId, outerTypes };
   }
 
   private sorted(node: Extract<PlanNode, { kind: 'sort' }>, topN: number | null): Builder {

@@ -5,7 +5,7 @@
 import { allocFixedColumn, VarcharBuilder, type Column, type FixedColumn, type Page } from '../../data/page.js';
 import type { SqlType } from '../../data/types.js';
 import type { Expr } from '../../sql/ir.js';
-import { KernelBuilder, paren, type ColumnShape, type Emitted } from './emit.js';
+import { KernelBuilder, paren, type ColumnShape } from './emit.js';
 import { runtime, type Runtime } from './runtime.js';
 
 export type FilterKernel = (cols: readonly Column[], n: number, sel: Int32Array) => number;
@@ -257,35 +257,29 @@ export interface AggregateUpdateKernel {
 export function compileAggregateUpdate(args: readonly (Expr | null)[], ops: readonly AggregateUpdateOp[], shapes: readonly ColumnShape[], rows: BlockRowSource): AggregateUpdateKernel {
   const live = args.filter((e): e is Expr => e !== null);
   const key = `A|${ops.join(',')}|${JSON.stringify(rows)}|${JSON.stringify(args)}|${shapeKey(shapes, usedColumns(live))}`;
-  const layout: AggregateSlots[] = [];
-  let width = 1;
   const { fn, consts, nullable } = cached<RawAggregateUpdate>(key, () => {
     const b = new KernelBuilder(shapes);
     const body: string[] = [];
-    // Every argument is computed before the first store into the block, so the JIT can keep loads
-    // from the input columns in registers (a store into a Float64Array may alias any other).
-    const stores: string[] = ['blk[b] += 1;'];
-    const argNullable: boolean[] = [];
-    const emitted = new Map<string, Emitted>();
-    ops.forEach((op, k) => {
+    // Every argument is computed (a repeated one once: emit reuses calls) before the first store
+    // into the block, so the JIT can keep loads from the input columns in registers (a store into
+    // a Float64Array may alias any other).
+    const emitted = ops.map((op, k) => {
       const arg = args[k];
-      if (op === 'count_star' || arg === null) {
-        argNullable.push(false);
-        return;
-      }
-      const argKey = JSON.stringify(arg);
-      const r = emitted.get(argKey) ?? b.emit(arg, body);
-      emitted.set(argKey, r);
-      argNullable.push(r.n !== 'false');
-      const slots = slotsFor(op, r.n !== 'false', width);
-      width = Math.max(width, slots.value + 1, slots.count + 1);
+      if (op === 'count_star' || arg === null) return null;
+      const r = b.emit(arg, body);
       // The value a projection would have stored: real columns hold float32.
-      const v = `arg${k}`;
-      body.push(`const ${v} = ${arg.type.id === 'real' ? `Math.fround(${r.v})` : r.v};`);
-      const update = [slots.value >= 0 ? `blk[b + ${slots.value}] += ${v};` : '', slots.count > 0 ? `blk[b + ${slots.count}] += 1;` : ''].join(' ').trim();
-      if (update !== '') stores.push(r.n === 'false' ? update : `if (!${paren(r.n)}) { ${update} }`);
+      body.push(`const arg${k} = ${arg.type.id === 'real' ? `Math.fround(${r.v})` : r.v};`);
+      return r;
     });
-    body.push(...stores);
+    const argNullable = emitted.map((r) => r !== null && r.n !== 'false');
+    const { width, slots } = blockLayout(ops, argNullable);
+    body.push('blk[b] += 1;');
+    slots.forEach((slot, k) => {
+      const r = emitted[k];
+      const update = [slot.value >= 0 ? `blk[b + ${slot.value}] += arg${k};` : '', slot.count > 0 ? `blk[b + ${slot.count}] += 1;` : ''].join(' ').trim();
+      if (r === null || update === '') return;
+      body.push(r.n === 'false' ? update : `if (!${paren(r.n)}) { ${update} }`);
+    });
     const keyDecl: string[] = [];
     let rowOf = (j: string): string => `groups[${j}]`;
     if (rows.kind === 'codes') {
@@ -306,24 +300,26 @@ export function compileAggregateUpdate(args: readonly (Expr | null)[], ops: read
     ];
     return { source: lines.join('\n'), consts: b.consts, nullable: argNullable };
   });
-  // The layout follows from the operations and which arguments can be NULL (cached kernels included).
-  width = 1;
-  ops.forEach((op, k) => {
-    const slots = op === 'count_star' || args[k] === null ? { value: -1, count: 0 } : slotsFor(op, nullable?.[k] ?? true, width);
-    width = Math.max(width, slots.value + 1, slots.count + 1);
-    layout.push(slots);
-  });
+  const { width, slots } = blockLayout(ops, nullable as boolean[]);
   return {
     update: (cols, sel, count, groups, block) => fn(cols, sel, count, runtime, consts, { groups, block }),
     width,
-    slots: layout,
-    layout: `${width}|${layout.map((l) => `${l.value}:${l.count}`).join(',')}`,
+    slots,
+    layout: `${width}|${slots.map((l) => `${l.value}:${l.count}`).join(',')}`,
   };
 }
 
-/** The next free slots of a group's block row for one aggregate (see AggregateSlots). */
-function slotsFor(op: AggregateUpdateOp, nullable: boolean, next: number): AggregateSlots {
-  if (op === 'count_star') return { value: -1, count: 0 };
-  if (op === 'count') return { value: -1, count: nullable ? next : 0 };
-  return { value: next, count: nullable ? next + 1 : 0 };
+/**
+ * A group's block row: slot 0 counts its rows, then each aggregate its value (sum, avg) and, when
+ * its argument can be NULL, its own count of non-NULL rows.
+ */
+function blockLayout(ops: readonly AggregateUpdateOp[], argNullable: readonly boolean[]): { width: number; slots: AggregateSlots[] } {
+  let width = 1;
+  const slots = ops.map((op, k): AggregateSlots => {
+    const nullable = argNullable[k];
+    const slot = op === 'count_star' ? { value: -1, count: 0 } : op === 'count' ? { value: -1, count: nullable ? width : 0 } : { value: width, count: nullable ? width + 1 : 0 };
+    width = Math.max(width, slot.value + 1, slot.count + 1);
+    return slot;
+  });
+  return { width, slots };
 }

@@ -19,6 +19,8 @@ export class HashAggregateOperator implements Operator, SelectionSink {
   private readonly accumulators: Accumulator[];
   private readonly stateOffsets: number[] = [];
   private readonly fused: FusedAggregation;
+  /** Raw step, no FILTER or DISTINCT, every aggregate with a fused form (see updateFused). */
+  private readonly fusable: boolean;
   /** The raw step's input columns as expressions, for fused updates straight from input pages. */
   private readonly inputColumns: readonly Expr[];
 
@@ -37,6 +39,8 @@ export class HashAggregateOperator implements Operator, SelectionSink {
       return createAccumulator(a, argType !== null && argType.id === 'varchar');
     });
     this.fused = new FusedAggregation(this.accumulators, this.hash);
+    this.fusable =
+      (step === 'partial' || step === 'single') && aggregates.every((a) => a.filter === null && !a.distinct && a.args.length <= 1) && this.fused.available();
     this.inputColumns = inputTypes.map((type, index) => ({ kind: 'column', index, type }));
     // In the final step the input is [keys..., states of aggregate 0..., states of aggregate 1...].
     let offset = groupBy.length;
@@ -63,7 +67,7 @@ export class HashAggregateOperator implements Operator, SelectionSink {
       this.next(out);
       return;
     }
-    if (this.step !== 'final' && this.updateFused(page, null, n, this.inputColumns, shapesOf(page))) {
+    if (this.fusable && this.updateFused(page, null, n, this.inputColumns, shapesOf(page))) {
       this.stats.addInputNanos += nowNanos() - start;
       return;
     }
@@ -106,14 +110,11 @@ export class HashAggregateOperator implements Operator, SelectionSink {
   }
 
   /**
-   * The fused raw update (fused-aggregation.ts); false, with nothing done, for FILTER or DISTINCT
-   * aggregates, computed group keys, or an aggregate without a fused form.
+   * The fused raw update (fused-aggregation.ts); false, with nothing done, when not `fusable` or
+   * a group key is computed.
    */
   private updateFused(page: Page, sel: Int32Array | null, count: number, projections: readonly Expr[], shapes: readonly ColumnShape[]): boolean {
-    if (this.step !== 'partial' && this.step !== 'single') return false;
-    if (this.aggregates.some((a) => a.filter !== null || a.distinct || a.args.length > 1)) return false;
-    if (this.groupBy.some((i) => projections[i].kind !== 'column')) return false;
-    if (!this.fused.available()) return false;
+    if (!this.fusable || this.groupBy.some((i) => projections[i].kind !== 'column')) return false;
     const keyIndexes = this.groupBy.map((i) => (projections[i] as { index: number }).index);
     const args = this.aggregates.map((a) => (a.args.length === 0 ? null : projections[a.args[0]]));
     this.fused.update(args, page.columns, shapes, sel, count, keyIndexes.map((i) => page.columns[i]), keyIndexes);

@@ -102,7 +102,7 @@ export class HashJoinOperator implements Operator, SelectionSink {
     const nextRow = t.next;
     const single = probe.numbers.length === 1 ? probe.numbers[0] : null;
     const buildKeys = t.numericKeys[0];
-    if (single !== null && buildKeys !== null && buildKeys !== undefined && t.direct !== null) return this.matchDirect(page.length, single, probe.nulls[0]);
+    if (single !== null && buildKeys !== null && buildKeys !== undefined && t.direct !== null) return this.matchDirect(page.length, single, probe.nulls[0], null, null);
     if (single !== null && buildKeys !== null && buildKeys !== undefined) {
       // One numeric key: the common case, without per-row key objects or hash re-checks.
       const nulls = probe.nulls[0];
@@ -130,41 +130,12 @@ export class HashJoinOperator implements Operator, SelectionSink {
     return count;
   }
 
-  /** One integer key: the key (dense range) or its rank (sparse range) indexes the first build row. */
-  private matchDirect(n: number, keys: Float64Array, nulls: Uint8Array | null): number {
-    const t = this.table;
-    const direct = t.direct as Int32Array;
-    const chain = t.directNext as Int32Array;
-    const range = direct.length;
-    const min = t.keyMin;
-    let count = 0;
-    const bits = t.keyBits;
-    const ranks = t.keyRanks;
-    if (bits !== null && ranks !== null) {
-      const bitsRange = bits.length * 32;
-      for (let i = 0; i < n; i++) {
-        if (nulls !== null && nulls[i] === 1) continue;
-        const k = keys[i] - min;
-        if (!(k >= 0 && k < bitsRange) || (k | 0) !== k) continue;
-        const word = bits[k >>> 5];
-        const bit = 1 << (k & 31);
-        if ((word & bit) === 0) continue;
-        for (let j = direct[ranks[k >>> 5] + bitCount(word & (bit - 1))]; j >= 0; j = chain[j]) this.push(count++, i, j);
-      }
-      return count;
-    }
-    for (let i = 0; i < n; i++) {
-      if (nulls !== null && nulls[i] === 1) continue;
-      const k = keys[i] - min;
-      // Out of range, NaN or not an integer: no build row has that key.
-      if (!(k >= 0 && k < range) || (k | 0) !== k) continue;
-      for (let j = direct[k]; j >= 0; j = chain[j]) this.push(count++, i, j);
-    }
-    return count;
-  }
-
-  /** matchDirect over bigint keys as Int64 (lo, hi) pairs, row i of the page being `rows[i]` when given. */
-  private matchDirectInt64(n: number, pairs: Int32Array, rows: Int32Array | null): number {
+  /**
+   * One integer key: the key (dense range) or its rank (sparse range) indexes the first build row.
+   * Keys come as numbers (`keys[i]`, with `nulls`) or as NULL-free Int64 (lo, hi) `pairs` read at
+   * row `rows[i]` of a virtual page (see process).
+   */
+  private matchDirect(n: number, keys: Float64Array | null, nulls: Uint8Array | null, pairs: Int32Array | null, rows: Int32Array | null): number {
     const t = this.table;
     const direct = t.direct as Int32Array;
     const chain = t.directNext as Int32Array;
@@ -174,9 +145,17 @@ export class HashJoinOperator implements Operator, SelectionSink {
     const range = bits !== null ? bits.length * 32 : direct.length;
     let count = 0;
     for (let i = 0; i < n; i++) {
-      const r = rows === null ? i : rows[i];
-      const k = pairs[2 * r + 1] * 4294967296 + (pairs[2 * r] >>> 0) - min;
-      if (!(k >= 0 && k < range)) continue;
+      let x: number;
+      if (pairs !== null) {
+        const r = rows === null ? i : rows[i];
+        x = pairs[2 * r + 1] * 4294967296 + (pairs[2 * r] >>> 0);
+      } else {
+        if (nulls !== null && nulls[i] === 1) continue;
+        x = (keys as Float64Array)[i];
+      }
+      const k = x - min;
+      // Out of range, NaN or not an integer: no build row has that key.
+      if (!(k >= 0 && k < range) || (k | 0) !== k) continue;
       let slot = k;
       if (bits !== null && ranks !== null) {
         const word = bits[k >>> 5];
@@ -297,7 +276,7 @@ export class HashJoinOperator implements Operator, SelectionSink {
       for (let k = 0; k < n; k++) out[k] = rows[idx[k]];
       return out;
     };
-    let count = int64Keys !== null ? this.matchDirectInt64(page.length, int64Keys, rows) : this.match(page, probe);
+    let count = int64Keys !== null ? this.matchDirect(page.length, null, null, int64Keys, rows) : this.match(page, probe);
     let probeIdx = this.pairsProbe.subarray(0, count);
     let buildIdx = this.pairsBuild.subarray(0, count);
     if (this.filter && count > 0) {

@@ -25,6 +25,10 @@ export interface SelectionSink {
   addSelected(page: Page, sel: Int32Array | null, count: number, projections: readonly Expr[], shapes: readonly ColumnShape[]): number;
 }
 
+export function isSelectionSink(op: Operator): op is Operator & SelectionSink {
+  return typeof (op as Partial<SelectionSink>).addSelected === 'function';
+}
+
 /** A streaming operator's addInput: times `process` on the page, records rows in and out, passes a non-empty result on. */
 export function streamPage(stats: OperatorStats, page: Page, process: (page: Page) => Page | null, next: PageSink): void {
   const start = nowNanos();

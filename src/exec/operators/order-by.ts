@@ -1,7 +1,7 @@
 // ORDER BY (and top-N when a limit is given): gathers its input, sorts row indices by the keys,
 // and emits the rows in order. Trino's default: NULLs last in both directions unless stated.
 
-import type { Page, VarcharColumn } from '../../data/page.js';
+import type { Page } from '../../data/page.js';
 import type { SqlType } from '../../data/types.js';
 import type { SortKey } from '../../sql/plan.js';
 import { isStringColumn, nullFlags, numericValues, stringValues } from '../column-readers.js';
@@ -87,21 +87,35 @@ export function sortedIndices(page: Page, keys: readonly SortKey[]): Int32Array 
   return perm;
 }
 
-/** Dense ranks 0..count-1 of one sort key per row, in the key's order (direction, NULLs first or last). */
+/** Ranks 0..count-1 of one sort key per row, in the key's order (direction, NULLs first or last). */
 function keyRanks(page: Page, key: SortKey, n: number): { ranks: Int32Array; count: number } {
   const col = page.columns[key.index];
   const nulls = nullFlags(col);
-  if (col.kind === 'dict') return dictionaryRanks(col.indices, col.dictionary, nulls, key, n);
+  const hasNull = nulls !== null && nulls.includes(1);
+  if (col.kind !== 'dict') return valueRanks(isStringColumn(col) ? stringValues(col) : numericValues(col), nulls, hasNull, key);
+  // A dictionary's strings are ranked once and rows take their entry's rank (equal strings share
+  // one), without decoding a string per row.
+  const entries = valueRanks(stringValues(col.dictionary), null, hasNull, key);
+  const ranks = new Int32Array(n);
+  for (let i = 0; i < n; i++) ranks[i] = nulls !== null && nulls[i] === 1 ? entries.nullRank : entries.ranks[col.indices[i]];
+  return { ranks, count: entries.count };
+}
+
+/**
+ * Dense ranks of `values` (NULL where `nulls` says) in the key's order; `hasNull` places the NULL
+ * rank first or last (and counts it) even when these values hold none.
+ */
+function valueRanks(values: ArrayLike<number> | readonly string[], nulls: Uint8Array | null, hasNull: boolean, key: SortKey): { ranks: Int32Array; count: number; nullRank: number } {
+  const n = values.length;
   // Map keys compare as SameValueZero: -0 and 0 are one value, and so is NaN.
   const rank = new Map<number | string, number>();
-  const values: ArrayLike<number> | readonly string[] = isStringColumn(col) ? stringValues(col) : numericValues(col);
   for (let i = 0; i < n; i++) if (nulls === null || nulls[i] === 0) rank.set(values[i], 0);
-  const distinct: (number | string)[] = isStringColumn(col)
-    ? [...rank.keys()].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0))
-    : // Numeric order with NaN above every other value, as in Trino.
-      Array.from(Float64Array.from(rank.keys() as Iterable<number>).sort());
+  const distinct: (number | string)[] =
+    typeof values[0] === 'string'
+      ? [...rank.keys()].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0))
+      : // Numeric order with NaN above every other value, as in Trino.
+        Array.from(Float64Array.from(rank.keys() as Iterable<number>).sort());
   const d = distinct.length;
-  const hasNull = nulls !== null && nulls.includes(1);
   // NULLs take rank 0 (first) or d (last); values shift by one when NULLs come first.
   const shift = hasNull && key.nullsFirst ? 1 : 0;
   distinct.forEach((v, r) => rank.set(v, (key.ascending ? r : d - 1 - r) + shift));
@@ -111,30 +125,5 @@ function keyRanks(page: Page, key: SortKey, n: number): { ranks: Int32Array; cou
     if (nulls !== null && nulls[i] === 1) ranks[i] = nullRank;
     else ranks[i] = rank.get(values[i]) as number;
   }
-  return { ranks, count: d + (hasNull ? 1 : 0) };
-}
-
-/**
- * keyRanks of a dictionary column: the dictionary's strings are ranked once and rows take their
- * entry's rank (ranks need not be dense, only below `count`), without decoding a string per row.
- */
-function dictionaryRanks(indices: Int32Array, dictionary: VarcharColumn, nulls: Uint8Array | null, key: SortKey, n: number): { ranks: Int32Array; count: number } {
-  const strings = stringValues(dictionary);
-  const order = Array.from(strings.keys()).sort((x, y) => (strings[x] < strings[y] ? -1 : strings[x] > strings[y] ? 1 : 0));
-  const d = strings.length;
-  // Equal strings (a dictionary may repeat one) share a rank.
-  const entryRank = new Int32Array(d);
-  let r = -1;
-  order.forEach((entry, j) => {
-    if (j === 0 || strings[entry] !== strings[order[j - 1]]) r++;
-    entryRank[entry] = r;
-  });
-  const distinct = r + 1;
-  const hasNull = nulls !== null && nulls.includes(1);
-  const shift = hasNull && key.nullsFirst ? 1 : 0;
-  for (let e = 0; e < d; e++) entryRank[e] = (key.ascending ? entryRank[e] : distinct - 1 - entryRank[e]) + shift;
-  const nullRank = key.nullsFirst ? 0 : distinct;
-  const ranks = new Int32Array(n);
-  for (let i = 0; i < n; i++) ranks[i] = nulls !== null && nulls[i] === 1 ? nullRank : entryRank[indices[i]];
-  return { ranks, count: distinct + (hasNull ? 1 : 0) };
+  return { ranks, count: d + (hasNull ? 1 : 0), nullRank };
 }
