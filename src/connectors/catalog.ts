@@ -51,6 +51,11 @@ export interface Connector {
   getTable(schema: string, table: string): TableMetadata | undefined;
   /** Cuts a table into splits of about `targetRows` rows each; `columns` (table positions) are the ones the scan reads. */
   splits(table: TableMetadata, targetRows: number, columns?: readonly number[]): Split[];
+  /**
+   * Whether getTable answers the same for a schema's tables for the life of the process, so a plan
+   * over them may be reused (data is read at execution time either way). Absent = no.
+   */
+  hasStableMetadata?(schema: string): boolean;
 }
 
 export class CatalogRegistry {
@@ -121,6 +126,10 @@ class WithInformationSchema implements Connector {
     if (schema !== INFORMATION_SCHEMA) return this.inner.getTable(schema, table);
     const columns = INFO_TABLES[table];
     return columns ? { catalog: this.catalog, schema, name: table, columns, rowCount: 1000 } : undefined;
+  }
+
+  hasStableMetadata(schema: string): boolean {
+    return schema === INFORMATION_SCHEMA || (this.inner.hasStableMetadata?.(schema) ?? false);
   }
 
   splits(table: TableMetadata, targetRows: number, columns?: readonly number[]): Split[] {

@@ -72,6 +72,11 @@ export class SystemConnector implements Connector {
     return Object.keys(SYSTEM_TABLES[schema] ?? {}).sort();
   }
 
+  /** Table definitions are fixed (rows are read at execution time). */
+  hasStableMetadata(): boolean {
+    return true;
+  }
+
   getTable(schema: string, table: string): TableMetadata | undefined {
     const columns = SYSTEM_TABLES[schema]?.[table];
     return columns ? { catalog: 'system', schema, name: table, columns, rowCount: 100 } : undefined;

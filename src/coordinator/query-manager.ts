@@ -9,7 +9,7 @@ import type { Page } from '../data/page.js';
 import { VARCHAR, typeDisplayName, type SqlType } from '../data/types.js';
 import { likeMatcher } from '../exec/compile/runtime.js';
 import type { WorkerPool } from '../exec/pool.js';
-import { analyzeQuery, resolveTableName, type AnalysisContext } from '../sql/analyze.js';
+import { analyzeQuery, resolveTableName, type AnalysisContext, type PlanDependencies } from '../sql/analyze.js';
 import { isWriteStatement } from '../sql/ddl.js';
 import { explainAnalyze, explainDistributed, explainLogical } from '../sql/explain.js';
 import { fragmentPlan, rowsPlan, type QueryPlan, type StagePlan } from '../sql/fragment.js';
@@ -21,6 +21,7 @@ import { QueryExecution } from './execution.js';
 import { Query, type QueryDriver, type Session } from './query.js';
 import { statementStats } from './query-info.js';
 import { WriteExecutor } from './writes.js';
+import { PlanCache, type PlanKey } from './plan-cache.js';
 
 export interface QueryManagerOptions {
   readonly catalogs: CatalogRegistry;
@@ -49,10 +50,12 @@ export class QueryManager implements QueryDriver {
   private readonly sweeper: NodeJS.Timeout;
   private textPoolPromise: Promise<Uint8Array> | undefined;
   private readonly writes: WriteExecutor;
+  private readonly plans: PlanCache;
 
   constructor(private readonly options: QueryManagerOptions) {
     const bytes = randomBytes(5);
     this.coordinatorId = [...bytes].map((b) => COORDINATOR_ID_ALPHABET[b % COORDINATOR_ID_ALPHABET.length]).join('');
+    this.plans = new PlanCache(options.catalogs);
     this.sweeper = setInterval(() => this.sweep(), 1000);
     this.sweeper.unref();
     this.writes = new WriteExecutor(options.catalogs, {
@@ -115,12 +118,7 @@ export class QueryManager implements QueryDriver {
   /** Plans and runs a query (called off the request path). */
   async process(query: Query): Promise<void> {
     if (!query.transition('PLANNING')) return;
-    const statement = parseStatement(query.sql);
-    const plan = isWriteStatement(statement)
-      ? await this.writes.execute(query, statement, this.analysisContext(query))
-      : statement.kind === 'explain' && statement.analyze
-        ? await this.explainAnalyze(query, statement)
-        : this.plan(query, statement);
+    const plan = this.plans.get(planKey(query)) ?? (await this.planStatement(query));
     if (query.done) return;
     if (!plan) {
       query.transition('FINISHING');
@@ -144,15 +142,34 @@ export class QueryManager implements QueryDriver {
     if (!query.done) query.transition('FINISHING');
   }
 
-  private analysisContext(query: Query): AnalysisContext {
-    return { catalogs: this.options.catalogs, catalog: query.session.catalog, schema: query.session.schema, sql: query.sql, now: query.createTime, disabledRules: disabledRules(query.session.properties) };
+  private async planStatement(query: Query): Promise<QueryPlan | undefined> {
+    const statement = parseStatement(query.sql);
+    if (isWriteStatement(statement)) return this.writes.execute(query, statement, this.analysisContext(query));
+    if (statement.kind === 'explain' && statement.analyze) return this.explainAnalyze(query, statement);
+    return this.plan(query, statement);
+  }
+
+  private analysisContext(query: Query, observed?: PlanDependencies): AnalysisContext {
+    return {
+      catalogs: this.options.catalogs,
+      catalog: query.session.catalog,
+      schema: query.session.schema,
+      sql: query.sql,
+      now: query.createTime,
+      disabledRules: disabledRules(query.session.properties),
+      observed,
+    };
   }
 
   private plan(query: Query, statement: Statement): QueryPlan | undefined {
     const ctx = this.analysisContext(query);
     switch (statement.kind) {
-      case 'query':
-        return fragmentPlan(analyzeQuery(statement.ast, ctx));
+      case 'query': {
+        const observed: PlanDependencies = { timeDependent: false, tables: [] };
+        const plan = fragmentPlan(analyzeQuery(statement.ast, this.analysisContext(query, observed)));
+        this.plans.offer(planKey(query), plan, observed);
+        return plan;
+      }
       case 'explain': {
         if (statement.statement.kind !== 'query') throw new EngineError('NOT_SUPPORTED', 'EXPLAIN is supported for queries only');
         const logical = analyzeQuery(statement.statement.ast, ctx);
@@ -271,6 +288,11 @@ function filterLike(values: readonly string[], like: string | undefined): string
 const DISABLED_RULES = 'disabled_rules';
 
 /** The `disabled_rules` session property: rule names, comma separated; an unknown name fails the query. */
+function planKey(query: Query): PlanKey {
+  const s = query.session;
+  return { sql: query.sql, catalog: s.catalog, schema: s.schema, disabledRules: s.properties[DISABLED_RULES] };
+}
+
 function disabledRules(properties: Readonly<Record<string, string>>): ReadonlySet<string> {
   const value = properties[DISABLED_RULES];
   if (value === undefined || value.trim() === '') return new Set();

@@ -2,6 +2,7 @@
 // FINISHED, or FAILED from anywhere), its execution, and the statement protocol's paging: tokens,
 // cached answers for retries, long polls bounded by maxWait, batches bounded by targetResultSize.
 
+import type { ClientSignal } from '../util/client-signal.js';
 import type { SqlType } from '../data/types.js';
 import { typeDisplayName, typeSignature, type TypeSignature } from '../data/types.js';
 import { EngineError, toEngineError } from '../util/engine-error.js';
@@ -187,7 +188,7 @@ export class Query {
    * The answer for GET nextUri with `token`: the cached one when repeated, 410 for an older token,
    * 404 for any other; otherwise waits (≤ maxWaitMs) for rows or a state change.
    */
-  async answer(token: number, maxWaitMs: number, targetBytes: number, signal: AbortSignal): Promise<{ status: 200; answer: StatementAnswer } | { status: 404 | 410 }> {
+  async answer(token: number, maxWaitMs: number, targetBytes: number, signal: ClientSignal): Promise<{ status: 200; answer: StatementAnswer } | { status: 404 | 410 }> {
     this.lastHeartbeat = Date.now();
     if (token === this.lastToken && this.lastAnswer) return { status: 200, answer: await this.lastAnswer };
     if (token < this.lastToken) return { status: 410 };
@@ -202,7 +203,7 @@ export class Query {
     return { status: 200, answer };
   }
 
-  private async compute(maxWaitMs: number, targetBytes: number, signal: AbortSignal): Promise<StatementAnswer> {
+  private async compute(maxWaitMs: number, targetBytes: number, signal: ClientSignal): Promise<StatementAnswer> {
     const deadline = Date.now() + maxWaitMs;
     for (;;) {
       const rows = this.takeRows(targetBytes);
@@ -233,7 +234,7 @@ export class Query {
     return this.state === 'FINISHING' && this.resultDrained;
   }
 
-  private waitForProgress(timeoutMs: number, signal: AbortSignal): Promise<void> {
+  private waitForProgress(timeoutMs: number, signal: ClientSignal): Promise<void> {
     const waits: Promise<void>[] = [new Promise((resolve) => this.stateWaiters.push(resolve))];
     const root = this.execution?.rootTask;
     if (root && this.state === 'RUNNING') waits.push(root.outputBuffer.waitForChange(timeoutMs, signal));

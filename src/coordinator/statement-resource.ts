@@ -18,10 +18,15 @@ export function headerPrefixOf(headers: Readonly<Record<string, string>>): Heade
   return 'X-Engine-';
 }
 
+/** Each suffix's three spellings, built once (a statement reads about ten headers). */
+const SPELLINGS = new Map<string, readonly string[]>();
+
 /** A session header in whichever spelling the client sent. */
 export function sessionHeader(headers: Readonly<Record<string, string>>, suffix: string): string | undefined {
-  for (const p of PREFIXES) {
-    const v = headers[p + suffix];
+  let names = SPELLINGS.get(suffix);
+  if (!names) SPELLINGS.set(suffix, (names = PREFIXES.map((p) => p + suffix)));
+  for (const name of names) {
+    const v = headers[name];
     if (v !== undefined && v !== '') return v;
   }
   return undefined;

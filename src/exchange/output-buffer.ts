@@ -2,6 +2,7 @@
 // Reading token N acknowledges and frees every page below N; the same token again returns the
 // same pages; a buffer with no more pages and nothing left is complete.
 
+import type { ClientSignal } from '../util/client-signal.js';
 import { pageBytes, type Page } from '../data/page.js';
 
 export type OutputBufferState = 'OPEN' | 'NO_MORE_PAGES' | 'FINISHED' | 'ABORTED';
@@ -120,7 +121,7 @@ export class OutputBuffer {
   }
 
   /** Resolves when pages are added or acknowledged, the buffer finishes, or the timeout passes. */
-  waitForChange(timeoutMs: number, signal?: AbortSignal): Promise<void> {
+  waitForChange(timeoutMs: number, signal?: ClientSignal): Promise<void> {
     // Nothing can change any more: do not wait (but never resolve early while pages remain,
     // or a caller waiting for them to drain would spin).
     if (this.aborted || (this.noMorePages && this.entries.length === 0)) return Promise.resolve();

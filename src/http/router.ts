@@ -96,7 +96,7 @@ export class Router implements RouteRegistry {
   /** Routes and runs one request; the reply for unknown paths and methods is made here. */
   async dispatch(request: UnroutedRequest): Promise<HttpReply> {
     const found = this.match(request.method, request.path);
-    // The request keeps its own properties (the lazy `signal` getter is not evaluated by copying).
+    // The request keeps its own properties (the lazy `remoteAddress` getter is not evaluated by copying).
     if (found.kind === 'found') return found.handler(Object.assign(Object.create(request) as HttpRequest, { params: found.params }));
     if (found.kind === 'not-found') return json(404, { error: 'Not Found' });
     if (request.method === 'OPTIONS') return { status: 204, headers: { Allow: found.allow.join(', ') } };

@@ -19,6 +19,7 @@ import { STATUS_CODES } from 'node:http';
 import type * as uws from '@uwsjs/core';
 import type { Router, UnroutedRequest } from './router.js';
 import { HttpError, json, type HttpReply } from './types.js';
+import { Disconnection } from '../util/client-signal.js';
 import { silentLogger, type Logger } from '../util/logger.js';
 import { startFrontDoorThread, type FrontDoorThread } from './front-door-thread.js';
 import { formatDataSize } from '../util/wire-format.js';
@@ -125,30 +126,28 @@ export async function listen(router: Router, options: ListenOptions = {}): Promi
     req.forEach((name, value) => {
       headers[name] = name in headers ? `${headers[name]}, ${value}` : value;
     });
-    const proxied = decoder.decode(res.getProxiedRemoteAddressAsText());
-    const remoteAddress = compactAddress(proxied !== '' ? proxied : decoder.decode(res.getRemoteAddressAsText()));
+    // uWS answers the peer's address as a fresh ArrayBuffer: read it only when a handler asks.
+    let remoteAddress: string | undefined;
+    const peer = (): string => {
+      if (remoteAddress === undefined) {
+        if (done) return ''; // `res` is gone
+        const proxied = decoder.decode(res.getProxiedRemoteAddressAsText());
+        remoteAddress = compactAddress(proxied !== '' ? proxied : decoder.decode(res.getRemoteAddressAsText()));
+      }
+      return remoteAddress;
+    };
 
     // uWS honours `Connection: close` on end() but not on endWithoutBody() (HEAD): say it explicitly.
     const clientCloses = /(^|,)\s*close\s*(,|$)/i.test(headers.connection ?? '');
 
     inFlight++;
     recorder.recordRequest();
-    // Only long polls look at the signal: create its controller on first use.
-    let controller: AbortController | undefined;
-    let abortedEarly = false;
-    const signal = (): AbortSignal => {
-      if (!controller) {
-        controller = new AbortController();
-        if (abortedEarly) controller.abort(new Error('client disconnected'));
-      }
-      return controller.signal;
-    };
+    const disconnection = new Disconnection();
     let done = false; // a reply was written, or the client went away
     res.onAborted(() => {
       if (done) return;
       done = true;
-      if (controller) controller.abort(new Error('client disconnected'));
-      else abortedEarly = true;
+      disconnection.abort();
       finishOne();
     });
 
@@ -193,11 +192,11 @@ export async function listen(router: Router, options: ListenOptions = {}): Promi
         query,
         headers,
         body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received),
-        remoteAddress,
-        baseUrl: baseUrlFrom(headers.host, fallbackBaseUrl),
-        get signal() {
-          return signal();
+        get remoteAddress() {
+          return peer();
         },
+        baseUrl: baseUrlFrom(headers.host, fallbackBaseUrl),
+        signal: disconnection,
       };
       void run(request).then(({ r, error }) => reply(r, error));
     });

@@ -2,6 +2,8 @@
 // (coordinator, identity, oidc). Handlers see a fully read request and return a reply; they never
 // touch uWS objects, so they stay testable and the server owns corking, aborts and back-pressure.
 
+import type { ClientSignal } from '../util/client-signal.js';
+
 export interface HttpRequest {
   /** Upper-case method: GET, POST, PUT, DELETE, HEAD, OPTIONS, PATCH. */
   readonly method: string;
@@ -14,13 +16,17 @@ export interface HttpRequest {
   readonly params: Readonly<Record<string, string>>;
   /** The raw body; empty when there was none. Bodies over the configured limit never reach a handler (413). */
   readonly body: Buffer;
-  /** The peer's address, as text. */
+  /** The peer's address, as text (read while handling the request: it is looked up on first use). */
   readonly remoteAddress: string;
   /** Scheme, host and port the client addressed, e.g. `http://127.0.0.1:8080`, for absolute URIs in replies. */
   readonly baseUrl: string;
   /** Aborted when the client goes away before the reply is written (long polls stop waiting). */
-  readonly signal: AbortSignal;
+  readonly signal: ClientSignal;
 }
+
+
+
+export type { ClientSignal } from '../util/client-signal.js';
 
 export type HeaderValue = string | readonly string[];
 

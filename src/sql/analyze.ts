@@ -38,7 +38,7 @@ import { estimateRows, type AggregateCall, type Field, type PlanNode, type SortK
 import { Scope, type ScopeField } from './scope.js';
 import { commonSuperType } from './types-coercion.js';
 
-export type { AnalysisContext } from './bind.js';
+export type { AnalysisContext, PlanDependencies } from './bind.js';
 export { parseTypeName } from './bind.js';
 
 type Mode = 'query' | 'scalar' | 'exists' | 'in';
@@ -275,6 +275,7 @@ export function resolveTableName(rawParts: readonly string[], ctx: AnalysisConte
   }
   const meta = connector.getTable(schema, table);
   if (!meta) throw new EngineError('TABLE_NOT_FOUND', `Table '${catalog}.${schema}.${table}' does not exist`, location);
+  ctx.observed?.tables.push(meta);
   return meta;
 }
 

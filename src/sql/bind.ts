@@ -46,6 +46,15 @@ export interface AnalysisContext {
   readonly ctes?: ReadonlyMap<string, { readonly ast: AstNode; readonly columns: readonly string[] | null }>;
   /** Planning rules switched off by name (for comparing plans). */
   readonly disabledRules?: ReadonlySet<string>;
+  /** Filled in while planning: what the plan depends on besides the statement (see PlanCache). */
+  readonly observed?: PlanDependencies;
+}
+
+export interface PlanDependencies {
+  /** current_date / now() were folded into the plan. */
+  timeDependent: boolean;
+  /** Every table the statement resolved. */
+  readonly tables: import('../connectors/catalog.js').TableMetadata[];
 }
 
 export interface AggregateCollector {
@@ -253,6 +262,7 @@ function scalarSubquery(node: AstNode, bc: BindContext): Expr {
 }
 
 function currentTime(name: string, ctx: AnalysisContext): Expr {
+  if (ctx.observed) ctx.observed.timeDependent = true;
   if (name.toLowerCase() === 'current_date') return { kind: 'literal', value: Math.floor(ctx.now / 86_400_000), type: DATE };
   return { kind: 'literal', value: ctx.now, type: TIMESTAMP };
 }

@@ -302,8 +302,11 @@ class Fragmenter {
 
   plan(root: Extract<PlanNode, { kind: 'output' }>): QueryPlan {
     let b = this.visit(root);
-    // The root stage is a single task: gather a parallel pipeline through an exchange first.
-    if (b.parallel) b = this.exchange(this.finish(b), b.types);
+    // The root stage is a single task: gather a parallel pipeline through an exchange first. A
+    // pipeline over constant rows is one split already: it is the root stage itself (as Trino plans
+    // VALUES), which spares a trivial statement a second task and an exchange.
+    if (b.parallel && !overConstantRows(b)) b = this.exchange(this.finish(b), b.types);
+    b.parallel = false;
     this.finish(b, 0);
     const stages = [...this.stages].sort((x, y) => x.stageId - y.stageId);
     return { stages, names: root.names, types: root.fields.map((f) => f.type) };
@@ -312,6 +315,11 @@ class Fragmenter {
 
 function newBuilder(source: SourceSpec, inputTypes: SqlType[], scan: StagePlan['scan'], parallel: boolean, children: number[]): Builder {
   return { source, scan, inputTypes, ops: [], types: [...inputTypes], children, builds: [], parallel };
+}
+
+/** A self-contained pipeline over VALUES: one split, no joins. */
+function overConstantRows(b: Builder): boolean {
+  return b.source.kind === 'scan' && b.source.table === '$values' && b.builds.length === 0 && b.children.length === 0 && !b.unmatched;
 }
 
 /** The scanned table column a pipeline output column passes through unchanged, if any. */
@@ -368,17 +376,9 @@ export function fragmentPlan(plan: PlanNode): QueryPlan {
   return new Fragmenter().plan(plan);
 }
 
-/** A plan that returns constant rows (SHOW, DESCRIBE, EXPLAIN output) through the same stages. */
+/** A plan that returns constant rows (SHOW, DESCRIBE, EXPLAIN output): one stage scanning them. */
 export function rowsPlan(names: readonly string[], types: readonly SqlType[], page: Page): QueryPlan {
   const columns = types.map((_, i) => i);
-  const leaf: FragmentSpec = { stageId: 1, source: { kind: 'scan', table: '$rows', columns }, inputTypes: types, operators: [], outputTypes: types, partitioning: 'source' };
-  const root: FragmentSpec = { stageId: 0, source: { kind: 'exchange', stages: [1] }, inputTypes: types, operators: [], outputTypes: types, partitioning: 'single' };
-  return {
-    stages: [
-      { stageId: 0, fragment: root, children: [1], builds: [] },
-      { stageId: 1, fragment: leaf, scan: { page }, children: [], builds: [] },
-    ],
-    names,
-    types,
-  };
+  const root: FragmentSpec = { stageId: 0, source: { kind: 'scan', table: '$rows', columns }, inputTypes: types, operators: [], outputTypes: types, partitioning: 'single' };
+  return { stages: [{ stageId: 0, fragment: root, scan: { page }, children: [], builds: [] }], names, types };
 }

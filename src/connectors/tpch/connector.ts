@@ -70,6 +70,11 @@ export class TpchConnector implements Connector {
     return scaleFactorOf(schema) === undefined ? [] : [...TPCH_TABLE_NAMES].sort();
   }
 
+  /** Table definitions are fixed (rows are read at execution time). */
+  hasStableMetadata(): boolean {
+    return true;
+  }
+
   getTable(schema: string, table: string): TableMetadata | undefined {
     const sf = scaleFactorOf(schema);
     if (sf === undefined || !(table in TPCH_TABLES)) return undefined;

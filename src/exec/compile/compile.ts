@@ -53,6 +53,22 @@ export function usedColumns(exprs: readonly Expr[]): Set<number> {
   return used;
 }
 
+/**
+ * Per expression object (or array of them): its text for kernel keys and the columns it reads.
+ * Operators compile per page, and a cached plan hands the same objects to every query.
+ */
+const exprFacts = new WeakMap<object, { readonly text: string; readonly used: Set<number> }>();
+
+function factsOf(exprs: Expr | readonly (Expr | null)[]): { readonly text: string; readonly used: Set<number> } {
+  let facts = exprFacts.get(exprs);
+  if (!facts) {
+    const list = Array.isArray(exprs) ? (exprs as readonly (Expr | null)[]) : [exprs as Expr];
+    facts = { text: JSON.stringify(exprs), used: usedColumns(list.filter((e): e is Expr => e !== null)) };
+    exprFacts.set(exprs, facts);
+  }
+  return facts;
+}
+
 function cached<T extends RawKernel>(key: string, build: () => { source: string; consts: unknown[]; nullable?: boolean[] }): { fn: T; consts: unknown[]; source: string; nullable?: boolean[] } {
   let hit = cache.get(key);
   if (!hit) {
@@ -111,8 +127,8 @@ function emitBranchFree(e: Expr, b: KernelBuilder, body: string[]): string {
 }
 
 export function compileFilter(predicate: Expr, shapes: readonly ColumnShape[]): FilterKernel & { source: string } {
-  const used = usedColumns([predicate]);
-  const key = `F|${JSON.stringify(predicate)}|${shapeKey(shapes, used)}`;
+  const facts = factsOf(predicate);
+  const key = `F|${facts.text}|${shapeKey(shapes, facts.used)}`;
   const { fn, consts, source } = cached<RawFilter>(key, () => {
     const b = new KernelBuilder(shapes);
     const body: string[] = [];
@@ -163,8 +179,8 @@ function storeCode(j: number, type: SqlType, v: string, n: string): string[] {
  */
 export function compileProjection(exprs: readonly (Expr | null)[], shapes: readonly ColumnShape[]): ProjectKernel {
   const live = exprs.filter((e): e is Expr => e !== null);
-  const used = usedColumns(live);
-  const key = `P|${JSON.stringify(exprs)}|${shapeKey(shapes, used)}`;
+  const facts = factsOf(exprs);
+  const key = `P|${facts.text}|${shapeKey(shapes, facts.used)}`;
   const { fn, consts, source, nullable } = cached<RawProject>(key, () => {
     const b = new KernelBuilder(shapes);
     const body: string[] = [];
@@ -256,7 +272,8 @@ export interface AggregateUpdateKernel {
  */
 export function compileAggregateUpdate(args: readonly (Expr | null)[], ops: readonly AggregateUpdateOp[], shapes: readonly ColumnShape[], rows: BlockRowSource): AggregateUpdateKernel {
   const live = args.filter((e): e is Expr => e !== null);
-  const key = `A|${ops.join(',')}|${JSON.stringify(rows)}|${JSON.stringify(args)}|${shapeKey(shapes, usedColumns(live))}`;
+  const facts = factsOf(args);
+  const key = `A|${ops.join(',')}|${JSON.stringify(rows)}|${facts.text}|${shapeKey(shapes, facts.used)}`;
   const { fn, consts, nullable } = cached<RawAggregateUpdate>(key, () => {
     const b = new KernelBuilder(shapes);
     const body: string[] = [];
