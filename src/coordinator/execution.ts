@@ -329,7 +329,8 @@ export class QueryExecution {
   /** A task is FINISHED once its buffer has been read to the end. */
   private async whenDrained(task: SqlTask): Promise<void> {
     while (!task.done && task.outputBuffer.state !== 'FINISHED' && task.outputBuffer.state !== 'ABORTED') {
-      await task.outputBuffer.waitForChange(100);
+      // Reading, acknowledging and aborting all wake the buffer's waiters.
+      await task.outputBuffer.waitForChange(Infinity);
     }
     if (!task.done) task.setState('FINISHED');
   }

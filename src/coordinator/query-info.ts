@@ -11,21 +11,24 @@ const nanosDuration = (n: number): string => formatDuration(n / 1e6);
 
 function stageState(task: SqlTask | undefined, queryState: string): string {
   if (!task) return queryState === 'FAILED' ? 'FAILED' : 'PLANNED';
-  const map: Record<TaskState, string> = {
-    PLANNED: 'PLANNED',
-    RUNNING: task.runningDrivers > 0 ? 'RUNNING' : 'SCHEDULED',
-    FLUSHING: 'RUNNING',
-    FINISHED: 'FINISHED',
-    CANCELED: 'CANCELED',
-    ABORTED: 'ABORTED',
-    FAILED: 'FAILED',
-  };
-  return map[task.state];
+  switch (task.state) {
+    case 'RUNNING':
+      return task.runningDrivers > 0 ? 'RUNNING' : 'SCHEDULED';
+    case 'FLUSHING':
+      return 'RUNNING';
+    default:
+      return task.state;
+  }
 }
+
+const DONE_STAGE_STATES = new Set(['FINISHED', 'CANCELED', 'ABORTED', 'FAILED']);
 
 /** The stages a stage reads: its exchange inputs and its join build inputs. */
 function subStageIds(stage: { children: readonly number[]; builds?: readonly { stageId: number }[] } | undefined): number[] {
-  return [...new Set([...(stage?.children ?? []), ...(stage?.builds ?? []).map((b) => b.stageId)])];
+  if (!stage) return [];
+  const builds = stage.builds ?? [];
+  if (builds.length === 0) return [...stage.children];
+  return [...new Set([...stage.children, ...builds.map((b) => b.stageId)])];
 }
 
 function stageStats(query: Query, stageId: number): Record<string, unknown> {
@@ -33,11 +36,10 @@ function stageStats(query: Query, stageId: number): Record<string, unknown> {
   const task = execution?.task(stageId);
   const stage = execution?.plan.stages.find((s) => s.stageId === stageId);
   const state = stageState(task, query.state);
-  const done = ['FINISHED', 'CANCELED', 'ABORTED', 'FAILED'].includes(state);
   return {
     stageId: String(stageId),
     state,
-    done,
+    done: DONE_STAGE_STATES.has(state),
     nodes: task ? 1 : 0,
     totalSplits: task?.totalDrivers ?? 0,
     queuedSplits: task?.queuedDrivers ?? 0,
@@ -64,35 +66,55 @@ function leafTasks(query: Query): SqlTask[] {
   return execution.tasks.filter((t) => t.fragment.source.kind === 'scan');
 }
 
+/** StatementStats, sent with every answer: one pass over the tasks. */
 export function statementStats(query: Query): Record<string, unknown> {
   const tasks = query.execution?.tasks ?? [];
-  const leaves = leafTasks(query);
   const now = query.endTime ?? Date.now();
-  const totalSplits = sum(tasks, (t) => t.totalDrivers);
-  const completedSplits = sum(tasks, (t) => t.completedDrivers);
-  const scheduled = tasks.length > 0 && tasks.every((t) => t.state !== 'PLANNED');
-  const stats: Record<string, unknown> = {
+  let totalSplits = 0;
+  let queuedSplits = 0;
+  let runningSplits = 0;
+  let completedSplits = 0;
+  let cpuNanos = 0;
+  let scheduledNanos = 0;
+  let leafRows = 0;
+  let leafBytes = 0;
+  let peakMemoryBytes = 0;
+  let scheduled = tasks.length > 0;
+  for (const t of tasks) {
+    totalSplits += t.totalDrivers;
+    queuedSplits += t.queuedDrivers;
+    runningSplits += t.runningDrivers;
+    completedSplits += t.completedDrivers;
+    cpuNanos += t.cpuNanos;
+    scheduledNanos += t.scheduledNanos;
+    peakMemoryBytes += t.peakMemoryBytes + t.outputBuffer.peakBufferedBytes;
+    if (t.state === 'PLANNED') scheduled = false;
+    if (t.fragment.source.kind === 'scan') {
+      leafRows += t.rawInputRows;
+      leafBytes += t.rawInputBytes;
+    }
+  }
+  return {
     state: query.state,
     queued: query.state === 'QUEUED',
     scheduled,
     nodes: tasks.length > 0 ? 1 : 0,
     totalSplits,
-    queuedSplits: sum(tasks, (t) => t.queuedDrivers),
-    runningSplits: sum(tasks, (t) => t.runningDrivers),
+    queuedSplits,
+    runningSplits,
     completedSplits,
-    cpuTimeMillis: nanosToMillis(sum(tasks, (t) => t.cpuNanos)),
-    wallTimeMillis: nanosToMillis(sum(tasks, (t) => t.scheduledNanos)),
+    cpuTimeMillis: nanosToMillis(cpuNanos),
+    wallTimeMillis: nanosToMillis(scheduledNanos),
     queuedTimeMillis: (query.planningStartTime ?? now) - query.createTime,
     elapsedTimeMillis: now - query.createTime,
-    processedRows: sum(leaves, (t) => t.rawInputRows),
-    processedBytes: sum(leaves, (t) => t.rawInputBytes),
-    physicalInputBytes: sum(leaves, (t) => t.rawInputBytes),
-    peakMemoryBytes: sum(tasks, (t) => t.peakMemoryBytes + t.outputBuffer.peakBufferedBytes),
+    processedRows: leafRows,
+    processedBytes: leafBytes,
+    physicalInputBytes: leafBytes,
+    peakMemoryBytes,
     spilledBytes: 0,
+    progressPercentage: scheduled && totalSplits > 0 ? Math.min(100, (completedSplits * 100) / totalSplits) : undefined,
+    rootStage: query.execution ? stageStats(query, 0) : undefined,
   };
-  if (scheduled && totalSplits > 0) stats.progressPercentage = Math.min(100, (completedSplits * 100) / totalSplits);
-  if (query.execution) stats.rootStage = stageStats(query, 0);
-  return stats;
 }
 
 function distribution(values: readonly number[]): Record<string, number> {

@@ -46,7 +46,8 @@ export class QueryManager implements QueryDriver {
   private readonly queries = new Map<string, Query>();
   private readonly coordinatorId: string;
   private counter = 0;
-  private lastSecond = '';
+  private lastSecond = -1;
+  private secondText = '';
   private readonly sweeper: NodeJS.Timeout;
   private textPoolPromise: Promise<Uint8Array> | undefined;
   private readonly writes: WriteExecutor;
@@ -69,10 +70,14 @@ export class QueryManager implements QueryDriver {
 
   /** `YYYYMMDD_HHMMSS_NNNNN_xxxxx`: UTC time, a 5-digit counter, this coordinator's id. */
   private nextId(): string {
-    const d = new Date();
-    const second = `${d.getUTCFullYear()}${pad(d.getUTCMonth() + 1, 2)}${pad(d.getUTCDate(), 2)}_${pad(d.getUTCHours(), 2)}${pad(d.getUTCMinutes(), 2)}${pad(d.getUTCSeconds(), 2)}`;
-    if (second !== this.lastSecond) this.lastSecond = second;
-    const id = `${second}_${pad(this.counter, 5)}_${this.coordinatorId}`;
+    const now = Date.now();
+    const second = Math.floor(now / 1000);
+    if (second !== this.lastSecond) {
+      const d = new Date(now);
+      this.lastSecond = second;
+      this.secondText = `${d.getUTCFullYear()}${pad(d.getUTCMonth() + 1, 2)}${pad(d.getUTCDate(), 2)}_${pad(d.getUTCHours(), 2)}${pad(d.getUTCMinutes(), 2)}${pad(d.getUTCSeconds(), 2)}`;
+    }
+    const id = `${this.secondText}_${pad(this.counter, 5)}_${this.coordinatorId}`;
     this.counter = (this.counter + 1) % 100_000;
     return id;
   }
@@ -240,11 +245,17 @@ export class QueryManager implements QueryDriver {
     if (!scan) return [];
     if ('page' in scan) return [{ kind: 'pages', pages: [scan.page], rows: scan.page.length }];
     if ('values' in scan) {
-      const page: Page = pageFromRows(
-        scan.fields.map((f) => f.type),
-        scan.values.map((row) => row.map((e) => (e.kind === 'literal' ? e.value : null))),
-      );
-      return [{ kind: 'pages', pages: [{ ...page, length: scan.values.length }], rows: scan.values.length }];
+      // Pages are never written after they are built: a cached plan's VALUES page serves every run.
+      let page = valuesPages.get(scan);
+      if (!page) {
+        const built = pageFromRows(
+          scan.fields.map((f) => f.type),
+          scan.values.map((row) => row.map((e) => (e.kind === 'literal' ? e.value : null))),
+        );
+        page = { ...built, length: scan.values.length };
+        valuesPages.set(scan, page);
+      }
+      return [{ kind: 'pages', pages: [page], rows: page.length }];
     }
     const connector = this.options.catalogs.get(scan.table.catalog);
     if (!connector) throw new EngineError('CATALOG_NOT_FOUND', `Catalog '${scan.table.catalog}' not found`);
@@ -288,6 +299,8 @@ function filterLike(values: readonly string[], like: string | undefined): string
 const DISABLED_RULES = 'disabled_rules';
 
 /** The `disabled_rules` session property: rule names, comma separated; an unknown name fails the query. */
+const valuesPages = new WeakMap<object, Page>();
+
 function planKey(query: Query): PlanKey {
   const s = query.session;
   return { sql: query.sql, catalog: s.catalog, schema: s.schema, disabledRules: s.properties[DISABLED_RULES] };

@@ -127,11 +127,12 @@ export class OutputBuffer {
     if (this.aborted || (this.noMorePages && this.entries.length === 0)) return Promise.resolve();
     return new Promise((resolve) => {
       const done = (): void => {
-        clearTimeout(timer);
+        if (timer !== undefined) clearTimeout(timer);
         signal?.removeEventListener('abort', done);
         resolve();
       };
-      const timer = setTimeout(done, timeoutMs);
+      // Every change wakes the waiters: a wait with no deadline needs no timer.
+      const timer = Number.isFinite(timeoutMs) ? setTimeout(done, timeoutMs) : undefined;
       signal?.addEventListener('abort', done, { once: true });
       this.waiters.push(done);
     });

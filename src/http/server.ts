@@ -121,7 +121,7 @@ export async function listen(router: Router, options: ListenOptions = {}): Promi
     // Everything from `req` must be read now: it is only valid during this callback.
     const method = req.getMethod().toUpperCase();
     const path = originFormPath(req.getUrl());
-    const query = new URLSearchParams(req.getQuery() ?? '');
+    const rawQuery = req.getQuery() ?? '';
     const headers: Record<string, string> = {};
     req.forEach((name, value) => {
       headers[name] = name in headers ? `${headers[name]}, ${value}` : value;
@@ -189,7 +189,12 @@ export async function listen(router: Router, options: ListenOptions = {}): Promi
       const request: UnroutedRequest = {
         method,
         path,
-        query,
+        get query() {
+          // Most requests never look at their query string.
+          const query = new URLSearchParams(rawQuery);
+          Object.defineProperty(this, 'query', { value: query });
+          return query;
+        },
         headers,
         body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received),
         get remoteAddress() {

@@ -13,6 +13,8 @@ export class FilterProjectOperator implements Operator {
   private scratch = new Int32Array(0);
   /** The operator directly downstream, when it takes selected rows without a projected page. */
   private selectionSink: SelectionSink | null = null;
+  /** The projections computed by a kernel (pass-through columns null), built once: kernels are keyed per array. */
+  private readonly computed: readonly (Expr | null)[];
 
   constructor(
     operatorId: number,
@@ -21,6 +23,7 @@ export class FilterProjectOperator implements Operator {
     private readonly next: PageSink,
   ) {
     this.stats = emptyOperatorStats(operatorId, 'FilterAndProjectOperator');
+    this.computed = projections.map((e) => (e.kind === 'column' ? null : e));
   }
 
   /** Hands selected rows straight to `sink` from now on, whenever it can take them. */
@@ -58,10 +61,7 @@ export class FilterProjectOperator implements Operator {
       return sel === null ? col : gatherColumn(col, sel, count);
     });
     if (columns.some((c) => c === null)) {
-      const computed = compileProjection(
-        this.projections.map((e) => (e.kind === 'column' ? null : e)),
-        shapes,
-      )(page.columns, sel, count);
+      const computed = compileProjection(this.computed, shapes)(page.columns, sel, count);
       computed.forEach((c, j) => {
         if (columns[j] === null) columns[j] = c;
       });
