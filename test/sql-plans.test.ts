@@ -89,6 +89,16 @@ describe('plan choices', () => {
     expect(text).not.toMatch(/step = (PARTIAL|FINAL)/u);
   });
 
+  it('a join after a grouping finished in the scan stage runs after an exchange (the scan waits for none of its builds)', async () => {
+    const text = await plan(`select ps.partkey, sum(ps.supplycost) v from partsupp ps group by ps.partkey
+      having sum(ps.supplycost) > (select 0.001 * sum(supplycost) from partsupp)`);
+    const fragments = text.split(/\n(?=Fragment )/u);
+    const grouping = fragments.find((f) => /tpch.tiny.partsupp, columns = \[0, 3\]/u.test(f) && f.includes('step = SINGLE')) ?? '';
+    expect(grouping).not.toBe('');
+    expect(grouping).not.toMatch(/builds:|LookupJoinOperator/u);
+    expect(fragments.some((f) => f.includes('ExchangeOperator') && f.includes('LookupJoinOperator'))).toBe(true);
+  });
+
   it('a grouping on other columns is partial per split and final after an exchange', async () => {
     const text = await plan('select l.suppkey, sum(l.quantity) from lineitem l group by l.suppkey');
     expect(text).toMatch(/step = PARTIAL/u);

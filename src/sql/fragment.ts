@@ -182,6 +182,10 @@ class Fragmenter {
           return probe;
         }
         const probe = this.visit(node.left);
+        // A join after an aggregation done within each split (Q11's threshold) runs after an
+        // exchange: the scan stage then needs none of this join's (possibly deep) build inputs and
+        // starts at once, and the join probes only the aggregated rows.
+        if (probe.parallel && !probe.unmatched && probe.ops.some((o) => o.op === 'aggregate')) this.cut(probe);
         const build = this.visit(node.right);
         const buildStage = this.finish(build);
         const joinId = this.nextJoin++;
