@@ -99,6 +99,20 @@ describe('plan choices', () => {
     expect(fragments.some((f) => f.includes('ExchangeOperator') && f.includes('LookupJoinOperator'))).toBe(true);
   });
 
+  it('a WITH query used twice is planned once: one stage, read by both uses (Q15)', async () => {
+    const text = await plan(`with r as (select suppkey, sum(extendedprice) revenue from lineitem where shipdate >= date '1996-01-01' group by suppkey)
+      select s.suppkey, r.revenue from supplier s, r where s.suppkey = r.suppkey and r.revenue = (select max(revenue) from r)`);
+    expect(text.match(/tpch\.tiny\.lineitem/gu)).toHaveLength(1);
+    const scan = text.split(/\n(?=Fragment )/u).find((f) => f.includes('tpch.tiny.lineitem')) ?? '';
+    const id = /^Fragment (\d+)/u.exec(scan)?.[1];
+    expect(text.match(new RegExp(`ExchangeOperator\\[sources = \\[${id}\\]\\]`, 'gu'))).toHaveLength(2);
+  });
+
+  it('a subquery with random() is not shared (each use draws its own values)', async () => {
+    const text = await plan('select count(*) from (select random() r from nation) a, (select random() r from nation) b where a.r < b.r');
+    expect(text.match(/tpch\.tiny\.nation/gu)).toHaveLength(2);
+  });
+
   it('a grouping on other columns is partial per split and final after an exchange', async () => {
     const text = await plan('select l.suppkey, sum(l.quantity) from lineitem l group by l.suppkey');
     expect(text).toMatch(/step = PARTIAL/u);

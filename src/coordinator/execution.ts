@@ -40,6 +40,12 @@ export interface ExecutionContext {
 
 type Joins = Readonly<Record<number, JoinTable>>;
 
+/** A consumer's view of an upstream task: the task and which reader of its buffer is ours. */
+interface Upstream {
+  readonly task: SqlTask;
+  readonly reader: number;
+}
+
 /**
  * A partial aggregation that barely reduces its input (high-cardinality keys) only costs: once a
  * driver shows that, later drivers pass rows through as single-row states for the final step.
@@ -60,6 +66,8 @@ export class QueryExecution {
   private resolveFinished!: () => void;
   private stopped = false;
   private readonly joinTables = new Map<number, Promise<JoinTable>>();
+  /** Consumer (`stage:childIndex` or `join id`) → its reader of the producer's buffer. */
+  private readonly readerOf = new Map<string, number>();
   private joinBytes = 0;
 
   constructor(
@@ -68,7 +76,18 @@ export class QueryExecution {
     private readonly ctx: ExecutionContext,
     private readonly onFailure: (e: EngineError) => void,
   ) {
-    this.tasks = plan.stages.map((s) => new SqlTask(`${queryId}.${s.stageId}.0`, queryId, s.stageId, s.fragment));
+    // A stage several consumers read (planned once for each use) gives each its own reader.
+    const readers = new Map<number, number>();
+    const assign = (producer: number, consumer: string): void => {
+      const reader = readers.get(producer) ?? 0;
+      readers.set(producer, reader + 1);
+      this.readerOf.set(consumer, reader);
+    };
+    for (const s of plan.stages) {
+      s.children.forEach((c, i) => assign(c, `${s.stageId}:${i}`));
+      for (const b of s.builds) assign(b.stageId, `join ${b.joinId}`);
+    }
+    this.tasks = plan.stages.map((s) => new SqlTask(`${queryId}.${s.stageId}.0`, queryId, s.stageId, s.fragment, readers.get(s.stageId) ?? 1));
     this.finishedPromise = new Promise((resolve) => (this.resolveFinished = resolve));
   }
 
@@ -178,7 +197,7 @@ export class QueryExecution {
 
   private async buildTable(build: BuildInput): Promise<JoinTable> {
     const source = this.task(build.stageId);
-    const { pages, rows } = await this.drain(source);
+    const { pages, rows } = await this.drain({ task: source, reader: this.readerOf.get(`join ${build.joinId}`) ?? 0 });
     const types = source.fragment.outputTypes;
     let table: JoinTable;
     if (rows <= INLINE_MAX_ROWS) table = buildJoinTable(pages, types, build.keys, build.trackMatches);
@@ -194,23 +213,24 @@ export class QueryExecution {
   }
 
   /** Reads a task's output buffer to the end. */
-  private async drain(source: SqlTask): Promise<{ pages: Page[]; rows: number }> {
+  private async drain(source: Upstream): Promise<{ pages: Page[]; rows: number }> {
+    const buffer = source.task.outputBuffer;
     const pages: Page[] = [];
     let rows = 0;
     let token = 0;
     for (;;) {
       if (this.stopped) return { pages, rows };
-      const read = source.outputBuffer.read(token, EXCHANGE_READ_BYTES);
+      const read = buffer.read(token, EXCHANGE_READ_BYTES, source.reader);
       token = read.nextToken;
       for (const p of read.pages) {
         pages.push(p);
         rows += p.length;
       }
       if (read.complete) {
-        source.outputBuffer.acknowledge(token);
+        buffer.acknowledge(token, source.reader);
         return { pages, rows };
       }
-      if (read.pages.length === 0) await source.outputBuffer.waitForChange(100);
+      if (read.pages.length === 0) await buffer.waitForChange(100);
     }
   }
 
@@ -336,7 +356,7 @@ export class QueryExecution {
   }
 
   private async runExchangeTask(stage: StagePlan, task: SqlTask, joins: Joins): Promise<void> {
-    const upstream = stage.children.map((id) => this.task(id));
+    const upstream: Upstream[] = stage.children.map((id, i) => ({ task: this.task(id), reader: this.readerOf.get(`${stage.stageId}:${i}`) ?? 0 }));
     task.totalDrivers = 1;
     task.queuedDrivers = 1;
     task.setState('RUNNING');
@@ -370,7 +390,7 @@ export class QueryExecution {
    * Streams upstream pages through a non-blocking fragment. Operators up to the last hash join run
    * on the pool one batch at a time; the rest (projections, LIMIT) run inline.
    */
-  private async stream(fragment: FragmentSpec, task: SqlTask, upstream: readonly SqlTask[], joins: Joins): Promise<void> {
+  private async stream(fragment: FragmentSpec, task: SqlTask, upstream: readonly Upstream[], joins: Joins): Promise<void> {
     const lastJoin = fragment.operators.map((o) => o.op).lastIndexOf('hashJoin');
     const prefixOps = fragment.operators.slice(0, lastJoin + 1);
     const prefixTypes = prefixOps.reduce<SqlType[]>((t, op) => operatorOutputTypes(op, t), [...fragment.inputTypes]);
@@ -412,7 +432,7 @@ export class QueryExecution {
           return;
         }
         while (task.outputBuffer.isFull(BUFFER_LIMIT_BYTES) && !this.stopped) await task.outputBuffer.waitForChange(50);
-        const read = source.outputBuffer.read(token, EXCHANGE_READ_BYTES);
+        const read = source.task.outputBuffer.read(token, EXCHANGE_READ_BYTES, source.reader);
         token = read.nextToken;
         if (read.pages.length > 0) await feed(read.pages);
         if (pipeline.isDone()) {
@@ -421,10 +441,10 @@ export class QueryExecution {
           break;
         }
         if (read.complete) {
-          source.outputBuffer.acknowledge(token);
+          source.task.outputBuffer.acknowledge(token, source.reader);
           break;
         }
-        if (read.pages.length === 0) await source.outputBuffer.waitForChange(100);
+        if (read.pages.length === 0) await source.task.outputBuffer.waitForChange(100);
       }
     }
     if (this.stopped) return;
@@ -440,10 +460,11 @@ export class QueryExecution {
     } else task.recordDriver({ pages: [], stats, wallNanos: inlineNanos, cpuNanos: inlineNanos });
   }
 
-  private stopUpstream(upstream: readonly SqlTask[]): void {
-    for (const t of upstream) {
-      t.outputBuffer.abort();
-      t.setState('FINISHED');
+  private stopUpstream(upstream: readonly Upstream[]): void {
+    for (const { task, reader } of upstream) {
+      task.outputBuffer.abort(reader);
+      // A stage other consumers still read runs on for them.
+      if (task.outputBuffer.state === 'ABORTED') task.setState('FINISHED');
     }
   }
 }

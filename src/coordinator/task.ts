@@ -18,7 +18,7 @@ let instanceCounter = 0;
 
 export class SqlTask {
   readonly taskInstanceId = `${INSTANCE_PREFIX}-${(instanceCounter++).toString(16).padStart(8, '0')}`;
-  readonly outputBuffer = new OutputBuffer('0');
+  readonly outputBuffer: OutputBuffer;
   readonly createTime = Date.now();
   state: TaskState = 'PLANNED';
   version = 0;
@@ -47,7 +47,11 @@ export class SqlTask {
     readonly queryId: string,
     readonly stageId: number,
     readonly fragment: FragmentSpec,
-  ) {}
+    /** Consumers reading this task's output (more than one for a stage planned once for several uses). */
+    readers = 1,
+  ) {
+    this.outputBuffer = new OutputBuffer('0', readers);
+  }
 
   get done(): boolean {
     return TERMINAL_TASK_STATES.has(this.state);

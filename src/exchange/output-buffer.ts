@@ -1,6 +1,8 @@
 // A task's output buffer: pages numbered by sequence id, read with tokens (Trino's page exchange).
 // Reading token N acknowledges and frees every page below N; the same token again returns the
-// same pages; a buffer with no more pages and nothing left is complete.
+// same pages; a buffer with no more pages and nothing left is complete. A stage read by several
+// consumers (a repeated subquery planned once) has one reader per consumer, each with its own
+// tokens: a page is freed once every reader has acknowledged it (Trino's broadcast buffer).
 
 import type { ClientSignal } from '../util/client-signal.js';
 import { pageBytes, type Page } from '../data/page.js';
@@ -30,6 +32,8 @@ export class OutputBuffer {
   private nextSequence = 0;
   private noMorePages = false;
   private aborted = false;
+  /** Per reader: the token below which it has acknowledged everything (Infinity once it is gone). */
+  private readonly acknowledged: number[];
   private waiters: (() => void)[] = [];
   pagesAdded = 0;
   rowsAdded = 0;
@@ -38,7 +42,12 @@ export class OutputBuffer {
   bufferedBytes = 0;
   peakBufferedBytes = 0;
 
-  constructor(readonly bufferId = '0') {}
+  constructor(
+    readonly bufferId = '0',
+    readonly readers = 1,
+  ) {
+    this.acknowledged = new Array<number>(readers).fill(0);
+  }
 
   get state(): OutputBufferState {
     if (this.aborted) return 'ABORTED';
@@ -77,30 +86,54 @@ export class OutputBuffer {
     this.wake();
   }
 
-  /** Drops everything (consumer gone or query failed). */
-  abort(): void {
+  /**
+   * Drops everything (consumer gone or query failed). With several readers, `reader` names the
+   * one that is gone: the others read on, and the buffer aborts when none is left.
+   */
+  abort(reader?: number): void {
+    if (reader !== undefined && this.readers > 1) {
+      this.acknowledged[reader] = Infinity;
+      if (this.acknowledged.some((a) => a !== Infinity)) {
+        this.release();
+        this.wake();
+        return;
+      }
+    }
     this.aborted = true;
     this.entries = [];
     this.bufferedBytes = 0;
     this.wake();
   }
 
-  /** Frees pages below `token`. */
-  acknowledge(token: number): void {
-    while (this.entries.length > 0 && this.entries[0].sequence < token) {
+  /** Whether `reader` went away (or the whole buffer was aborted). */
+  isAbortedFor(reader: number): boolean {
+    return this.aborted || this.acknowledged[reader] === Infinity;
+  }
+
+  /** Frees pages below `token` (once every reader is past them). */
+  acknowledge(token: number, reader = 0): void {
+    // Only progress wakes waiters: readers of one buffer must not wake each other in a loop.
+    if (token <= this.acknowledged[reader]) return;
+    this.acknowledged[reader] = token;
+    this.release();
+    this.wake();
+  }
+
+  private release(): void {
+    const upTo = this.readers === 1 ? this.acknowledged[0] : Math.min(...this.acknowledged);
+    while (this.entries.length > 0 && this.entries[0].sequence < upTo) {
       const e = this.entries.shift() as Entry;
       this.bufferedBytes -= e.bytes;
       this.firstSequence = e.sequence + 1;
     }
-    this.wake();
   }
 
   /**
    * Pages from `token` on, up to about `maxBytes` (at least one page when any is available).
    * Tokens below the acknowledged point get an empty, non-complete answer.
    */
-  read(token: number, maxBytes: number): BufferRead {
-    this.acknowledge(token);
+  read(token: number, maxBytes: number, reader = 0): BufferRead {
+    this.acknowledge(token, reader);
     return this.peek(token, maxBytes);
   }
 
@@ -144,8 +177,12 @@ export class OutputBuffer {
     for (const f of w) f();
   }
 
-  /** Whether the producer should pause (back-pressure). */
+  /**
+   * Whether the producer should pause (back-pressure). A buffer with several readers never does:
+   * one reader may wait for another to finish first (a probe for its build), and pausing for the
+   * waiting one would deadlock both; the query's memory limit bounds it instead.
+   */
   isFull(limitBytes: number): boolean {
-    return this.bufferedBytes >= limitBytes;
+    return this.readers === 1 && this.bufferedBytes >= limitBytes;
   }
 }

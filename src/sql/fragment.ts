@@ -90,6 +90,8 @@ function identity(fields: readonly Field[]): Expr[] {
 
 class Fragmenter {
   private readonly stages: StagePlan[] = [];
+  /** Stages by what they compute (reuseKey), for planning a repeated pipeline once. */
+  private readonly sealed = new Map<string, number>();
   private nextStage = 1;
   private nextJoin = 0;
 
@@ -116,9 +118,18 @@ class Fragmenter {
     Object.assign(b, this.exchange(from, types), { unmatched: undefined });
   }
 
-  /** Seals a pipeline as a stage; returns its id. */
-  finish(b: Builder, stageId = this.nextStage++, emitMarked?: { joinId: number; anti: boolean; types: SqlType[] }): number {
+  /**
+   * Seals a pipeline as a stage; returns its id. A pipeline identical to one already sealed (a WITH
+   * query or subquery used twice, as Q15's view) is not planned again: its consumers share that
+   * stage, each reading the output on its own (exchange/output-buffer.ts).
+   */
+  finish(b: Builder, id?: number, emitMarked?: { joinId: number; anti: boolean; types: SqlType[] }): number {
     pruneScanColumns(b);
+    const key = id === undefined && !emitMarked ? reuseKey(b) : undefined;
+    const same = key === undefined ? undefined : this.sealed.get(key);
+    if (same !== undefined) return same;
+    const stageId = id ?? this.nextStage++;
+    if (key !== undefined) this.sealed.set(key, stageId);
     const fragment: FragmentSpec = {
       stageId,
       source: b.source,
@@ -319,6 +330,16 @@ class Fragmenter {
 
 function newBuilder(source: SourceSpec, inputTypes: SqlType[], scan: StagePlan['scan'], parallel: boolean, children: number[]): Builder {
   return { source, scan, inputTypes, ops: [], types: [...inputTypes], children, builds: [], parallel };
+}
+
+/**
+ * What a pipeline computes, as text, when sharing its stage is sound: a table scan or exchange (not
+ * constant rows carried as pages), no second pass for unmatched rows, nothing non-deterministic.
+ */
+function reuseKey(b: Builder): string | undefined {
+  if (b.unmatched || (b.scan && !('table' in b.scan))) return undefined;
+  const key = JSON.stringify([b.source, b.inputTypes, b.ops, b.types, b.parallel, b.children, b.builds]);
+  return key.includes('"name":"random"') ? undefined : key;
 }
 
 /** A self-contained pipeline over VALUES: one split, no joins. */
