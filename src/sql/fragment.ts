@@ -12,7 +12,7 @@ import { operatorOutputTypes } from '../exec/pipeline.js';
 import type { AggregateSpec, FragmentSpec, OperatorSpec, SourceSpec } from '../exec/specs.js';
 import { EngineError } from '../util/engine-error.js';
 import { referencedColumns, remapColumns, type Expr } from './ir.js';
-import type { Field, PlanNode } from './plan.js';
+import { estimateRows, inputsOf, type Field, type PlanNode } from './plan.js';
 
 export interface BuildInput {
   readonly joinId: number;
@@ -193,10 +193,11 @@ class Fragmenter {
           return probe;
         }
         const probe = this.visit(node.left);
-        // A join after an aggregation done within each split (Q11's threshold) runs after an
-        // exchange: the scan stage then needs none of this join's (possibly deep) build inputs and
-        // starts at once, and the join probes only the aggregated rows.
-        if (probe.parallel && !probe.unmatched && probe.ops.some((o) => o.op === 'aggregate')) this.cut(probe);
+        // A join after an aggregation done within each split (Q11's threshold), or a join whose
+        // build scans a large table after earlier joins have cut the probe rows down to few (Q17's
+        // average per part), runs after an exchange: the scan stage needs none of this join's build
+        // inputs and runs while they are computed, and only the reduced rows cross.
+        if (probe.parallel && !probe.unmatched && (probe.ops.some((o) => o.op === 'aggregate') || worthOverlapping(node))) this.cut(probe);
         const build = this.visit(node.right);
         const buildStage = this.finish(build);
         const joinId = this.nextJoin++;
@@ -340,6 +341,25 @@ function reuseKey(b: Builder): string | undefined {
   if (b.unmatched || (b.scan && !('table' in b.scan))) return undefined;
   const key = JSON.stringify([b.source, b.inputTypes, b.ops, b.types, b.parallel, b.children, b.builds]);
   return key.includes('"name":"random"') ? undefined : key;
+}
+
+/** A probe side at most this many (estimated) rows, from a scan this many times larger, is "few rows". */
+const FEW_PROBE_ROWS = 200_000;
+const REDUCTION = 20;
+/** A build side reading at least this many rows is worth overlapping with the probe's scan. */
+const LARGE_BUILD_ROWS = 1_000_000;
+
+/** Whether the join's probe side is reduced to few rows while its build reads a large table. */
+function worthOverlapping(node: Extract<PlanNode, { kind: 'join' }>): boolean {
+  const probeRows = estimateRows(node.left);
+  return probeRows <= FEW_PROBE_ROWS && probeRows * REDUCTION <= largestScan(node.left) && largestScan(node.right) >= LARGE_BUILD_ROWS;
+}
+
+function largestScan(node: PlanNode): number {
+  if (node.kind === 'scan') return node.table.rowCount;
+  let most = 0;
+  for (const child of inputsOf(node)) most = Math.max(most, largestScan(child));
+  return most;
 }
 
 /** A self-contained pipeline over VALUES: one split, no joins. */
