@@ -154,6 +154,7 @@ export class QueryManager implements QueryDriver {
     return this.plan(query, statement);
   }
 
+  /** `observed` collects what a plan depends on, for the plan cache. */
   private analysisContext(query: Query, observed?: PlanDependencies): AnalysisContext {
     return {
       catalogs: this.options.catalogs,
@@ -167,11 +168,11 @@ export class QueryManager implements QueryDriver {
   }
 
   private plan(query: Query, statement: Statement): QueryPlan | undefined {
-    const ctx = this.analysisContext(query);
+    const observed: PlanDependencies = { timeDependent: false, tables: [] };
+    const ctx = this.analysisContext(query, observed);
     switch (statement.kind) {
       case 'query': {
-        const observed: PlanDependencies = { timeDependent: false, tables: [] };
-        const plan = fragmentPlan(analyzeQuery(statement.ast, this.analysisContext(query, observed)));
+        const plan = fragmentPlan(analyzeQuery(statement.ast, ctx));
         this.plans.offer(planKey(query), plan, observed);
         return plan;
       }
@@ -298,7 +299,7 @@ function filterLike(values: readonly string[], like: string | undefined): string
 
 const DISABLED_RULES = 'disabled_rules';
 
-/** The `disabled_rules` session property: rule names, comma separated; an unknown name fails the query. */
+/** VALUES pages of the plans' stages, built on first use (see splitsFor). */
 const valuesPages = new WeakMap<object, Page>();
 
 function planKey(query: Query): PlanKey {
@@ -306,6 +307,7 @@ function planKey(query: Query): PlanKey {
   return { sql: query.sql, catalog: s.catalog, schema: s.schema, disabledRules: s.properties[DISABLED_RULES] };
 }
 
+/** The `disabled_rules` session property: rule names, comma separated; an unknown name fails the query. */
 function disabledRules(properties: Readonly<Record<string, string>>): ReadonlySet<string> {
   const value = properties[DISABLED_RULES];
   if (value === undefined || value.trim() === '') return new Set();

@@ -4,6 +4,8 @@
 
 import type { ClientSignal } from '../util/client-signal.js';
 
+export type { ClientSignal } from '../util/client-signal.js';
+
 export interface HttpRequest {
   /** Upper-case method: GET, POST, PUT, DELETE, HEAD, OPTIONS, PATCH. */
   readonly method: string;
@@ -23,10 +25,6 @@ export interface HttpRequest {
   /** Aborted when the client goes away before the reply is written (long polls stop waiting). */
   readonly signal: ClientSignal;
 }
-
-
-
-export type { ClientSignal } from '../util/client-signal.js';
 
 export type HeaderValue = string | readonly string[];
 

@@ -11,7 +11,7 @@ import type { TableMetadata } from '../connectors/catalog.js';
 import { operatorOutputTypes } from '../exec/pipeline.js';
 import type { AggregateSpec, FragmentSpec, OperatorSpec, SourceSpec } from '../exec/specs.js';
 import { EngineError } from '../util/engine-error.js';
-import { referencedColumns, remapColumns, type Expr } from './ir.js';
+import { mentionsNondeterministic, referencedColumns, remapColumns, type Expr } from './ir.js';
 import { estimateRows, inputsOf, type Field, type PlanNode } from './plan.js';
 
 export interface BuildInput {
@@ -340,7 +340,7 @@ function newBuilder(source: SourceSpec, inputTypes: SqlType[], scan: StagePlan['
 function reuseKey(b: Builder): string | undefined {
   if (b.unmatched || (b.scan && !('table' in b.scan))) return undefined;
   const key = JSON.stringify([b.source, b.inputTypes, b.ops, b.types, b.parallel, b.children, b.builds]);
-  return key.includes('"name":"random"') ? undefined : key;
+  return mentionsNondeterministic(key) ? undefined : key;
 }
 
 /** A probe side at most this many (estimated) rows, from a scan this many times larger, is "few rows". */

@@ -178,7 +178,6 @@ function storeCode(j: number, type: SqlType, v: string, n: string): string[] {
  * (pass-through columns gathered by selection).
  */
 export function compileProjection(exprs: readonly (Expr | null)[], shapes: readonly ColumnShape[]): ProjectKernel {
-  const live = exprs.filter((e): e is Expr => e !== null);
   const facts = factsOf(exprs);
   const key = `P|${facts.text}|${shapeKey(shapes, facts.used)}`;
   const { fn, consts, source, nullable } = cached<RawProject>(key, () => {
@@ -271,7 +270,6 @@ export interface AggregateUpdateKernel {
  * is null for count(*); `rows` says which block row a row adds into.
  */
 export function compileAggregateUpdate(args: readonly (Expr | null)[], ops: readonly AggregateUpdateOp[], shapes: readonly ColumnShape[], rows: BlockRowSource): AggregateUpdateKernel {
-  const live = args.filter((e): e is Expr => e !== null);
   const facts = factsOf(args);
   const key = `A|${ops.join(',')}|${JSON.stringify(rows)}|${facts.text}|${shapeKey(shapes, facts.used)}`;
   const { fn, consts, nullable } = cached<RawAggregateUpdate>(key, () => {

@@ -4,7 +4,7 @@
 // so `x <> 0 AND y / x > 1` never divides by zero.
 
 import type { SqlType } from '../../data/types.js';
-import type { Expr } from '../../sql/ir.js';
+import { mentionsNondeterministic, type Expr } from '../../sql/ir.js';
 import { byteLikeColumnMatcher, byteLikeMatcher, likeMatcher, prefixInColumnMatcher } from './runtime.js';
 
 /** What the kernel knows about an input column: its layout and whether it can hold NULLs. */
@@ -77,7 +77,7 @@ export class KernelBuilder {
     // A call computed earlier in the same statement list is reused (Q1 computes
     // price * (1 - discount) once for two aggregates); random() must run each time it appears.
     const key = JSON.stringify(e);
-    if (this.depth > 0 || key.includes('"name":"random"')) return this.emitNode(e, out);
+    if (this.depth > 0 || mentionsNondeterministic(key)) return this.emitNode(e, out);
     let known = this.computed.get(out);
     if (known === undefined) this.computed.set(out, (known = new Map()));
     const hit = known.get(key);
