@@ -122,6 +122,8 @@ describe('/v1/query', () => {
     expect(r.error).toBeUndefined();
     expect(r.rows).toEqual([['CHINA', 'ASIA'], ['INDIA', 'ASIA'], ['INDONESIA', 'ASIA'], ['JAPAN', 'ASIA'], ['VIETNAM', 'ASIA']]);
     const info = await getJson(`/v1/query/${r.id}`);
+    // Done, it holds no hash tables any more: no memory reserved (as Trino reports a finished query).
+    expect(info.queryStats.totalMemoryReservation).toBe('0B');
     const inTree: string[] = [];
     const stageIds: string[] = [];
     const walk = (s: Json): void => {

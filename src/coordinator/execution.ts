@@ -19,6 +19,7 @@ import { isBlocking, type FragmentSpec } from '../exec/specs.js';
 import type { WorkerRequest } from '../exec/worker.js';
 import type { BuildInput, QueryPlan, StagePlan } from '../sql/fragment.js';
 import { EngineError, toEngineError } from '../util/engine-error.js';
+import { droppedSharedBytes } from '../util/shared-garbage.js';
 import { formatDataSize } from '../util/wire-format.js';
 import { SqlTask } from './task.js';
 
@@ -116,7 +117,14 @@ export class QueryExecution {
   private runAll(stages: readonly StagePlan[]): void {
     Promise.all(stages.map((s) => this.runStage(s)))
       .catch((e: unknown) => this.fail(toEngineError(e)))
-      .finally(() => this.resolveFinished());
+      .finally(() => {
+        // Every stage is done: no driver probes a hash table any more. A finished query stays in
+        // the history (for /v1/query) and must not keep its hash tables alive with it.
+        this.joinTables.clear();
+        droppedSharedBytes(this.joinBytes + this.tasks.reduce((sum, t) => sum + t.outputBuffer.bytesAdded, 0));
+        this.joinBytes = 0;
+        this.resolveFinished();
+      });
   }
 
   /** The leaf-most scan stage (what a partial cancel stops). */
