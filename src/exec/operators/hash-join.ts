@@ -130,18 +130,19 @@ export class HashJoinOperator implements Operator, SelectionSink {
     return count;
   }
 
+  /** The build's integer key index, as locals for the probe loops. */
+  private keyIndex(): { direct: Int32Array; chain: Int32Array; min: number; bits: Int32Array | null; ranks: Int32Array | null } {
+    const t = this.table;
+    return { direct: t.direct as Int32Array, chain: t.directNext as Int32Array, min: t.keyMin, bits: t.keyBits, ranks: t.keyRanks };
+  }
+
   /**
    * One integer key: the key (dense range) or its rank (sparse range) indexes the first build row.
    * Keys come as numbers (`keys[i]`, with `nulls`) or as NULL-free Int64 (lo, hi) `pairs` read at
    * row `rows[i]` of a virtual page (see process).
    */
   private matchDirect(n: number, keys: Float64Array | null, nulls: Uint8Array | null, pairs: Int32Array | null, rows: Int32Array | null): number {
-    const t = this.table;
-    const direct = t.direct as Int32Array;
-    const chain = t.directNext as Int32Array;
-    const min = t.keyMin;
-    const bits = t.keyBits;
-    const ranks = t.keyRanks;
+    const { direct, chain, min, bits, ranks } = this.keyIndex();
     const range = bits !== null ? bits.length * 32 : direct.length;
     let count = 0;
     for (let i = 0; i < n; i++) {
@@ -174,12 +175,7 @@ export class HashJoinOperator implements Operator, SelectionSink {
    * range is tested) into a rank index (sparse keys) or a direct one.
    */
   private matchInt64(n: number, pairs: Int32Array): number {
-    const t = this.table;
-    const direct = t.direct as Int32Array;
-    const chain = t.directNext as Int32Array;
-    const min = t.keyMin;
-    const bits = t.keyBits;
-    const ranks = t.keyRanks;
+    const { direct, chain, min, bits, ranks } = this.keyIndex();
     let count = 0;
     if (bits !== null && ranks !== null) {
       const range = bits.length * 32;
