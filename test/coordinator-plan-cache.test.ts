@@ -9,7 +9,7 @@ import { SystemConnector } from '../src/connectors/system.js';
 import { TpchConnector } from '../src/connectors/tpch/connector.js';
 import { PlanCache, type PlanKey } from '../src/coordinator/plan-cache.js';
 import type { QueryPlan } from '../src/sql/fragment.js';
-import { runQuery, startServer, type TestServer } from './support/server.js';
+import { runQueryOk, startServer, type TestServer } from './support/server.js';
 
 function table(catalog: string, schema: string, name: string): TableMetadata {
   return { catalog, schema, name, columns: [], rowCount: 1 };
@@ -77,8 +77,7 @@ describe('plan reuse through the server', () => {
   const TPCH = { 'X-Engine-Catalog': 'tpch', 'X-Engine-Schema': 'tiny' };
 
   async function ok(sql: string, headers: Record<string, string>): Promise<{ rows: unknown[][]; types: string[] }> {
-    const r = await runQuery(server.baseUrl, sql, headers);
-    if (r.error) throw new Error(`${sql}: ${r.error.errorName}: ${r.error.message}`);
+    const r = await runQueryOk(server.baseUrl, sql, headers);
     return { rows: r.rows, types: (r.columns ?? []).map((c) => c.type) };
   }
 

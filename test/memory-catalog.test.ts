@@ -5,7 +5,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { diffResults } from './support/duckdb.js';
-import { runQuery, startServer, type QueryOutcome, type StatementAnswer, type TestServer } from './support/server.js';
+import { runQuery, runQueryOk, startServer, type QueryOutcome, type StatementAnswer, type TestServer } from './support/server.js';
 
 let server: TestServer;
 
@@ -24,10 +24,8 @@ function sql(text: string): Promise<QueryOutcome> {
 }
 
 /** Runs a statement that must succeed; returns its outcome. */
-async function ok(text: string): Promise<QueryOutcome> {
-  const r = await sql(text);
-  if (r.error) throw new Error(`${text}: ${r.error.errorName}: ${r.error.message}`);
-  return r;
+function ok(text: string): Promise<QueryOutcome> {
+  return runQueryOk(server.baseUrl, text, MEMORY);
 }
 
 async function rows(text: string): Promise<unknown[][]> {

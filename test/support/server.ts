@@ -72,3 +72,10 @@ export async function runQuery(baseUrl: string, sql: string, headers: Record<str
   }
   return { id: answer.id, columns: answer.columns, rows, error: answer.error, answers, headers: hdrs };
 }
+
+/** runQuery for a statement that must succeed: a FAILED answer throws with its error name and message. */
+export async function runQueryOk(baseUrl: string, sql: string, headers: Record<string, string> = {}): Promise<QueryOutcome> {
+  const r = await runQuery(baseUrl, sql, headers);
+  if (r.error) throw new Error(`${sql}: ${r.error.errorName}: ${r.error.message}`);
+  return r;
+}
