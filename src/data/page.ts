@@ -252,7 +252,6 @@ export class VarcharBuilder {
   }
 }
 
-/** A dictionary-encoded varchar column over a fixed dictionary (e.g. a TPC-H distribution). */
 /** Dictionaries above this many bytes are only the same when they are the same object. */
 const DICTIONARY_COMPARE_BYTES = 1 << 20;
 
@@ -269,6 +268,7 @@ export function sameDictionary(a: VarcharColumn, b: VarcharColumn): boolean {
   return (a.validity === null) === (b.validity === null);
 }
 
+/** A dictionary-encoded varchar column over a fixed dictionary (e.g. a TPC-H distribution). */
 export function dictionaryColumn(type: SqlType, indices: Int32Array, dictionary: VarcharColumn): DictionaryColumn {
   return { kind: 'dict', type, length: indices.length, validity: null, indices, dictionary };
 }

@@ -9,8 +9,9 @@
 // target on a connection's first request line to its path, prefixes a PROXY v2 header (so uWS still
 // reports the client's address) and pipes the connection to uWS on a private loopback port.
 // presto-client opens one connection per request, so the first request line is the one that
-// matters; absolute-form targets on later requests of a keep-alive connection are still refused. The cost is one extra loopback hop
-// per connection; `frontDoor: false` binds uWS to the public port directly.
+// matters; absolute-form targets on later requests of a keep-alive connection are still refused.
+// The cost is one extra loopback hop per connection; `frontDoor: false` binds uWS to the public
+// port directly.
 //
 // Replies carry the handler's headers plus what uWS always writes itself (`Date`,
 // `uWebSockets: 20`, `Content-Length`); the server adds only `Connection: close` when it closes the

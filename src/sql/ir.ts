@@ -61,7 +61,6 @@ export function children(e: Expr): readonly Expr[] {
   }
 }
 
-/** Every input column an expression reads. */
 /**
  * Whether expressions serialized with JSON.stringify call a function whose every evaluation may
  * differ (random()): such a value is neither computed once for two uses nor shared between plans.
@@ -70,6 +69,7 @@ export function mentionsNondeterministic(json: string): boolean {
   return json.includes('"name":"random"');
 }
 
+/** Every input column an expression reads. */
 export function referencedColumns(e: Expr, into = new Set<number>()): Set<number> {
   if (e.kind === 'column') into.add(e.index);
   for (const c of children(e)) referencedColumns(c, into);

@@ -306,7 +306,7 @@ export class HashJoinOperator implements Operator, SelectionSink {
       for (let k = 0; k < n; k++) out[k] = rows[idx[k]];
       return out;
     };
-    let count = int64Keys === null ? this.match(page, probe) : rows === null && Number.isInteger(t.keyMin) ? this.matchInt64(page.length, int64Keys) : this.matchDirect(page.length, null, null, int64Keys, rows);
+    let count = int64Keys === null ? this.match(page, probe) : rows === null ? this.matchInt64(page.length, int64Keys) : this.matchDirect(page.length, null, null, int64Keys, rows);
     let probeIdx = this.pairsProbe.subarray(0, count);
     let buildIdx = this.pairsBuild.subarray(0, count);
     if (this.filter && count > 0) {
