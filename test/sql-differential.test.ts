@@ -27,6 +27,13 @@ const CASES: Case[] = [
           where shipdate >= date '1994-01-01' and shipdate < date '1994-01-01' + interval '1' year
             and discount between 0.06 - 0.01 and 0.06 + 0.01 and quantity < 24`,
   },
+  // the filter evaluated inside the aggregation's loop (aggregate-kernels.ts): a global aggregate
+  // masks rejected rows (here their arguments are infinite), a grouped one adds them into a trash
+  // row; an argument that could fail on a rejected row (integer modulus by zero) keeps filter-first
+  { sql: 'select count(*), sum(quantity), avg(quantity), sum(extendedprice / discount), avg(extendedprice / discount) from lineitem where discount > 0.05 and tax < 0.04' },
+  { sql: 'select returnflag, linestatus, count(*), sum(tax), avg(tax), min(tax) from lineitem where shipdate <= date \'1998-09-01\' group by returnflag, linestatus order by 1, 2', ordered: true },
+  { sql: 'select shipmode, count(*), sum(quantity * 2.5), avg(discount) from lineitem where quantity > 45 group by shipmode order by shipmode', ordered: true },
+  { sql: 'select count(*), sum(100 % (linenumber - 1)) from lineitem where linenumber > 1' },
   // counts and global aggregates on every table
   { sql: 'select count(*) from lineitem' },
   { sql: 'select count(*), sum(totalprice), min(totalprice), max(totalprice), avg(totalprice) from orders' },

@@ -267,7 +267,7 @@ export class QueryExecution {
     task.queuedDrivers = splits.length;
     task.noMoreSplits = true;
     task.setState('RUNNING');
-    const parallelism = Math.max(1, this.ctx.pool.threads);
+    const parallelism = Math.max(1, this.ctx.pool.threads * 2);
     let next = 0;
     let fragment = stage.fragment;
     // A trailing LIMIT bounds the whole task, not each driver: trim output and stop once reached.
@@ -306,11 +306,20 @@ export class QueryExecution {
     // Splits skipped because a LIMIT was satisfied count as completed.
     task.completedDrivers += task.queuedDrivers;
     task.queuedDrivers = 0;
-    await this.emitUnmatched(stage, task, joins);
-    await this.emitMarked(stage, task);
+    await this.finishOutput(stage, task, joins);
+    await this.whenDrained(task);
+  }
+
+  /**
+   * After the last driver: the rows a join still owes (emitUnmatched, emitMarked), then no more
+   * pages. Without such rows this runs to the end synchronously, so a client woken by the last
+   * page already finds the buffer complete and gets the last rows on the final answer.
+   */
+  private async finishOutput(stage: StagePlan, task: SqlTask, joins: Joins): Promise<void> {
+    if (stage.emitUnmatched) await this.emitUnmatched(stage, task, joins);
+    if (stage.emitMarked) await this.emitMarked(stage, task);
     task.outputBuffer.setNoMorePages();
     if (!task.done) task.setState('FLUSHING');
-    await this.whenDrained(task);
   }
 
   /**
@@ -387,10 +396,7 @@ export class QueryExecution {
     if (this.stopped) return;
     task.runningDrivers = 0;
     task.completedDrivers = 1;
-    await this.emitUnmatched(stage, task, joins);
-    await this.emitMarked(stage, task);
-    task.outputBuffer.setNoMorePages();
-    if (!task.done) task.setState('FLUSHING');
+    await this.finishOutput(stage, task, joins);
     await this.whenDrained(task);
   }
 

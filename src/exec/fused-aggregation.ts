@@ -8,7 +8,7 @@
 import { sameDictionary, type Column, type DictionaryColumn } from '../data/page.js';
 import type { Expr } from '../sql/ir.js';
 import type { Accumulator, FusedPart } from './aggregates.js';
-import { compileAggregateUpdate, type AggregateUpdateKernel, type BlockRowSource } from './compile/compile.js';
+import { compileAggregateUpdate, compileFilteredAggregateUpdate, type AggregateUpdateKernel, type BlockRowSource, type FilteredAggregateUpdateKernel } from './compile/aggregate-kernels.js';
 import type { ColumnShape } from './compile/emit.js';
 import type { GroupByHash } from './group-by-hash.js';
 
@@ -17,9 +17,12 @@ const MAX_CODES = 4096;
 
 export class FusedAggregation {
   private block = new Float64Array(0);
-  private kernel: AggregateUpdateKernel | null = null;
+  /** The kernel that last filled the block (its layout is the block's). */
+  private kernel: AggregateUpdateKernel | FilteredAggregateUpdateKernel | null = null;
   /** Block rows below this may hold values. */
   private dirtyRows = 0;
+  /** Set once a grouped filtered update kept fewer than half its rows: filter first from then on. */
+  private selectFirst = false;
   /** In code mode: the dictionary key columns the codes index (null: rows are group ids). */
   private codeKeys: readonly DictionaryColumn[] | null = null;
 
@@ -69,6 +72,37 @@ export class FusedAggregation {
       blockRows = this.hash.groupCount;
     }
     const kernel = compileAggregateUpdate(args, ops, shapes, rows);
+    this.prepareBlock(kernel, codeKeys, blockRows);
+    kernel.update(cols, sel, count, groups, this.block);
+    this.dirtyRows = Math.max(this.dirtyRows, blockRows);
+  }
+
+  /**
+   * Adds the rows of `cols` (all `n`) that `predicate` keeps, evaluating it in the same loop as the
+   * aggregates (compileFilteredAggregateUpdate); returns how many rows it kept, or -1 with nothing
+   * done when that kernel cannot be used (keys that are not small dictionaries, arguments that
+   * could be NULL or fail on a rejected row).
+   */
+  updateFiltered(predicate: Expr, args: readonly (Expr | null)[], cols: readonly Column[], shapes: readonly ColumnShape[], n: number, keys: readonly Column[], keyIndexes: readonly number[]): number {
+    const codeKeys = smallDictionaries(keys);
+    if (codeKeys === null || this.selectFirst) return -1;
+    const sizes = codeKeys.map((c) => c.dictionary.length);
+    const kernel = compileFilteredAggregateUpdate(predicate, args, this.ops as FusedPart['op'][], shapes, { kind: 'codes', columns: keyIndexes, sizes });
+    if (kernel === null) return -1;
+    const blockRows = sizes.reduce((a, b) => a * b, 1);
+    // One more row: the trash row the kernel adds rejected rows into (and clears).
+    this.prepareBlock(kernel, codeKeys, blockRows + 1);
+    const kept = kernel.update(cols, n, this.block, blockRows);
+    this.dirtyRows = Math.max(this.dirtyRows, blockRows);
+    // Grouped, every rejected row adds into the one trash row: a chain of dependent adds through
+    // memory. When most rows are rejected, selecting them first is faster (Q6's predicate with
+    // a trash row: 3.6 ns per row, selection first: 2.9 ns).
+    if (keys.length > 0 && kept * 2 < n) this.selectFirst = true;
+    return kept;
+  }
+
+  /** Makes the block ready for `kernel` to add into its first `blockRows` rows. */
+  private prepareBlock(kernel: AggregateUpdateKernel | FilteredAggregateUpdateKernel, codeKeys: readonly DictionaryColumn[] | null, blockRows: number): void {
     // A block holds rows of one layout over one set of dictionaries: flush before switching.
     if (this.kernel !== null && (this.kernel.layout !== kernel.layout || !sameDictionaries(this.codeKeys, codeKeys))) this.flush();
     this.kernel = kernel;
@@ -79,8 +113,6 @@ export class FusedAggregation {
       grown.set(this.block.subarray(0, this.dirtyRows * kernel.width));
       this.block = grown;
     }
-    kernel.update(cols, sel, count, groups, this.block);
-    this.dirtyRows = Math.max(this.dirtyRows, blockRows);
   }
 
   /** Adds the block into the accumulators' states (creating the groups of code rows) and clears it. */

@@ -16,59 +16,91 @@ function gatherValidity(validity: Uint8Array | null, sel: Int32Array, count: num
   return anyNull ? out : null;
 }
 
+// The row loops live in small functions over typed arrays only, each seeing one or two array
+// types: the JIT optimizes a long loop while it runs (on-stack replacement), and a loop that also
+// read column objects (of many hidden classes) was seen deoptimizing there again and again on
+// "wrong map" (about 20 times a run of Q3, Q5, Q9 and Q10).
+
 export function gatherColumn(col: Column, sel: Int32Array, count: number): Column {
   const validity = gatherValidity(col.validity, sel, count);
   switch (col.kind) {
     case 'dict': {
-      const indices = allocShared(Int32Array, count);
-      const src = col.indices;
-      for (let j = 0; j < count; j++) indices[j] = src[sel[j]];
+      const indices = gatherInt32(col.indices, sel, count);
       const out: DictionaryColumn = { kind: 'dict', type: col.type, length: count, validity, indices, dictionary: col.dictionary };
       return out;
     }
     case 'varchar': {
-      const offsets = allocShared(Int32Array, count + 1);
-      let bytes = 0;
-      for (let j = 0; j < count; j++) {
-        const i = sel[j];
-        bytes += col.offsets[i + 1] - col.offsets[i];
-        offsets[j + 1] = bytes;
-      }
-      const data = allocShared(Uint8Array, bytes);
-      const src = col.data;
-      const srcOffsets = col.offsets;
-      // A plain byte loop: short strings copy faster than a subarray + set per row.
-      let pos = 0;
-      for (let j = 0; j < count; j++) {
-        const i = sel[j];
-        const end = srcOffsets[i + 1];
-        for (let k = srcOffsets[i]; k < end; k++) data[pos++] = src[k];
-      }
+      const { offsets, data } = gatherStrings(col.offsets, col.data, sel, count);
       const out: VarcharColumn = { kind: 'varchar', type: col.type, length: count, validity, offsets, data };
       return out;
     }
     case 'fixed': {
-      const { ctor, slotsPerRow } = fixedLayout(col.type);
-      const values = allocShared(ctor, Math.ceil(count * slotsPerRow));
-      const src = col.values;
-      if (col.type.id === 'boolean') {
-        for (let j = 0; j < count; j++) {
-          const i = sel[j];
-          if ((src[i >> 3] >> (i & 7)) & 1) values[j >> 3] |= 1 << (j & 7);
-        }
-      } else if (slotsPerRow === 2) {
-        for (let j = 0; j < count; j++) {
-          const i = sel[j];
-          values[2 * j] = src[2 * i];
-          values[2 * j + 1] = src[2 * i + 1];
-        }
-      } else {
-        for (let j = 0; j < count; j++) values[j] = src[sel[j]];
-      }
-      const out: FixedColumn = { kind: 'fixed', type: col.type, length: count, validity, values };
+      const out: FixedColumn = { kind: 'fixed', type: col.type, length: count, validity, values: gatherValues(col, sel, count) };
       return out;
     }
   }
+}
+
+function gatherValues(col: FixedColumn, sel: Int32Array, count: number): FixedColumn['values'] {
+  const src = col.values;
+  if (col.type.id === 'boolean') return gatherBits(src as Uint8Array, sel, count);
+  if (src instanceof Float64Array) return gatherFloat64(src, sel, count);
+  if (src instanceof Int32Array) return fixedLayout(col.type).slotsPerRow === 2 ? gatherPairs(src, sel, count) : gatherInt32(src, sel, count);
+  const { ctor } = fixedLayout(col.type);
+  const values = allocShared(ctor, count);
+  for (let j = 0; j < count; j++) values[j] = src[sel[j]];
+  return values;
+}
+
+function gatherFloat64(src: Float64Array, sel: Int32Array, count: number): Float64Array {
+  const values = allocShared(Float64Array, count);
+  for (let j = 0; j < count; j++) values[j] = src[sel[j]];
+  return values;
+}
+
+function gatherInt32(src: Int32Array, sel: Int32Array, count: number): Int32Array {
+  const values = allocShared(Int32Array, count);
+  for (let j = 0; j < count; j++) values[j] = src[sel[j]];
+  return values;
+}
+
+/** Two Int32 slots per row (bigint, timestamp). */
+function gatherPairs(src: Int32Array, sel: Int32Array, count: number): Int32Array {
+  const values = allocShared(Int32Array, 2 * count);
+  for (let j = 0; j < count; j++) {
+    const i = sel[j];
+    values[2 * j] = src[2 * i];
+    values[2 * j + 1] = src[2 * i + 1];
+  }
+  return values;
+}
+
+function gatherBits(src: Uint8Array, sel: Int32Array, count: number): Uint8Array {
+  const values = allocShared(Uint8Array, Math.ceil(count / 8));
+  for (let j = 0; j < count; j++) {
+    const i = sel[j];
+    if ((src[i >> 3] >> (i & 7)) & 1) values[j >> 3] |= 1 << (j & 7);
+  }
+  return values;
+}
+
+function gatherStrings(srcOffsets: Int32Array, src: Uint8Array, sel: Int32Array, count: number): { offsets: Int32Array; data: Uint8Array } {
+  const offsets = allocShared(Int32Array, count + 1);
+  let bytes = 0;
+  for (let j = 0; j < count; j++) {
+    const i = sel[j];
+    bytes += srcOffsets[i + 1] - srcOffsets[i];
+    offsets[j + 1] = bytes;
+  }
+  const data = allocShared(Uint8Array, bytes);
+  // A plain byte loop: short strings copy faster than a subarray + set per row.
+  let pos = 0;
+  for (let j = 0; j < count; j++) {
+    const i = sel[j];
+    const end = srcOffsets[i + 1];
+    for (let k = srcOffsets[i]; k < end; k++) data[pos++] = src[k];
+  }
+  return { offsets, data };
 }
 
 /** Rows [start, start + count) of a column, copied. */
@@ -106,3 +138,20 @@ export function gatherWithNulls(col: Column | undefined, type: import('../data/t
   for (let j = 0; j < count; j++) if (idx[j] < 0) validity[j >> 3] &= ~(1 << (j & 7));
   return { ...g, validity } as Column;
 }
+
+/**
+ * Runs every gather loop once on two rows when the module loads. A loop first met on a large
+ * column is optimized while it runs (on-stack replacement) before the code after it ever ran; that
+ * code then deoptimizes it on every later call until the whole function is optimized, which can
+ * take dozens of calls (gatherStrings: 48 deoptimizations over 3 runs of Q3, Q5, Q9 and Q10).
+ */
+function primeGatherLoops(): void {
+  const sel = Int32Array.of(1, 0);
+  gatherFloat64(Float64Array.of(1, 2), sel, 2);
+  gatherInt32(Int32Array.of(1, 2), sel, 2);
+  gatherPairs(Int32Array.of(1, 2, 3, 4), sel, 2);
+  gatherBits(Uint8Array.of(1), sel, 2);
+  gatherStrings(Int32Array.of(0, 1, 2), Uint8Array.of(97, 98), sel, 2);
+  gatherValidity(Uint8Array.of(1), sel, 2);
+}
+primeGatherLoops();

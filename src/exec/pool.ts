@@ -16,7 +16,7 @@ export class WorkerPool {
       maxThreads: threads,
       // minThreads keeps the pool full; a large idleTimeout would overflow Node timers (and become 1 ms).
       idleTimeout: 60_000,
-      concurrentTasksPerWorker: 1,
+      concurrentTasksPerWorker: 2,
     });
   }
 

@@ -18,7 +18,8 @@ interface OutputTarget {
 }
 
 type RawFilter = (cols: readonly Column[], n: number, sel: Int32Array, rt: Runtime, k: unknown[]) => number;
-type RawKernel = RawFilter | RawProject | RawAggregateUpdate;
+/** A generated function as `new Function` returns it; each compile function knows its real signature. */
+export type RawKernel = (...args: never[]) => unknown;
 type RawProject = (cols: readonly Column[], sel: Int32Array | null, count: number, rt: Runtime, k: unknown[], out: OutputTarget[]) => void;
 
 export interface ProjectKernel {
@@ -26,7 +27,18 @@ export interface ProjectKernel {
   readonly source: string;
 }
 
-const cache = new Map<string, { fn: RawKernel; consts: unknown[]; source: string; nullable?: boolean[] }>();
+/** A compiled kernel: the function, its constants, its source, and what its compiler learnt building it. */
+interface CachedKernel<T extends RawKernel> {
+  fn: T;
+  consts: unknown[];
+  source: string;
+  nullable?: boolean[];
+  meta?: unknown;
+  /** Set once the kernel has run on a few rows (see compileFilteredAggregateUpdate). */
+  primed?: boolean;
+}
+
+const cache = new Map<string, CachedKernel<RawKernel>>();
 const CACHE_LIMIT = 2000;
 
 /** Whether kernels are compiled; tests may switch to the reference evaluator. */
@@ -36,7 +48,7 @@ export function shapesOf(page: Page): ColumnShape[] {
   return page.columns.map((c) => ({ kind: c.kind, type: c.type, nullable: c.validity !== null }));
 }
 
-function shapeKey(shapes: readonly ColumnShape[], used: ReadonlySet<number>): string {
+export function shapeKey(shapes: readonly ColumnShape[], used: ReadonlySet<number>): string {
   return shapes.map((s, i) => (used.has(i) ? `${s.kind[0]}${s.nullable ? 'n' : ''}` : '-')).join(',');
 }
 
@@ -59,7 +71,7 @@ export function usedColumns(exprs: readonly Expr[]): Set<number> {
  */
 const exprFacts = new WeakMap<object, { readonly text: string; readonly used: Set<number> }>();
 
-function factsOf(exprs: Expr | readonly (Expr | null)[]): { readonly text: string; readonly used: Set<number> } {
+export function factsOf(exprs: Expr | readonly (Expr | null)[]): { readonly text: string; readonly used: Set<number> } {
   let facts = exprFacts.get(exprs);
   if (!facts) {
     const list = Array.isArray(exprs) ? (exprs as readonly (Expr | null)[]) : [exprs as Expr];
@@ -69,18 +81,18 @@ function factsOf(exprs: Expr | readonly (Expr | null)[]): { readonly text: strin
   return facts;
 }
 
-function cached<T extends RawKernel>(key: string, build: () => { source: string; consts: unknown[]; nullable?: boolean[] }): { fn: T; consts: unknown[]; source: string; nullable?: boolean[] } {
+export function cached<T extends RawKernel>(key: string, build: () => Omit<CachedKernel<T>, 'fn'>): CachedKernel<T> {
   let hit = cache.get(key);
   if (!hit) {
-    const { source, consts, nullable } = build();
+    const built = build();
     // Fixed parameter names; `new Function` gives a sloppy-mode function, so the body opts into strict.
-    const fn = new Function('cols', 'a1', 'a2', 'rt', 'k', 'out', `'use strict';\n${source}`) as RawKernel;
-    hit = { fn, consts, source, nullable };
+    const fn = new Function('cols', 'a1', 'a2', 'rt', 'k', 'out', `'use strict';\n${built.source}`) as RawKernel;
+    hit = { ...built, fn };
     if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
     cache.set(key, hit);
-    lastCompiledSource = source;
+    lastCompiledSource = built.source;
   }
-  return hit as { fn: T; consts: unknown[]; source: string; nullable?: boolean[] };
+  return hit as CachedKernel<T>;
 }
 
 const COMPARISONS = new Set(['$eq', '$ne', '$lt', '$le', '$gt', '$ge']);
@@ -90,7 +102,7 @@ const NUMERIC_IDS = new Set(['tinyint', 'smallint', 'integer', 'bigint', 'real',
  * Whether a predicate is AND/OR/NOT over comparisons of NOT NULL numeric columns and numeric
  * literals: it can then be evaluated without branches (no NULLs, nothing that can fail).
  */
-function branchFree(e: Expr, shapes: readonly ColumnShape[]): boolean {
+export function branchFree(e: Expr, shapes: readonly ColumnShape[]): boolean {
   switch (e.kind) {
     case 'and':
     case 'or':
@@ -113,7 +125,7 @@ function branchFree(e: Expr, shapes: readonly ColumnShape[]): boolean {
 }
 
 /** A branch-free predicate as a 0/1 integer expression (see branchFree). */
-function emitBranchFree(e: Expr, b: KernelBuilder, body: string[]): string {
+export function emitBranchFree(e: Expr, b: KernelBuilder, body: string[]): string {
   switch (e.kind) {
     case 'and':
       return `(${e.args.map((a) => emitBranchFree(a, b, body)).join(' & ')})`;
@@ -226,115 +238,4 @@ export function compileProjection(exprs: readonly (Expr | null)[], shapes: reado
   }) as ProjectKernel;
   Object.defineProperty(kernel, 'source', { value: source });
   return kernel;
-}
-
-/** One aggregate's update in a fused aggregation kernel (see fused-aggregation.ts). */
-export type AggregateUpdateOp = 'count_star' | 'count' | 'sum' | 'avg';
-
-type RawAggregateUpdate = (cols: readonly Column[], sel: Int32Array | null, count: number, rt: Runtime, k: unknown[], out: { groups: Int32Array | null; block: Float64Array }) => void;
-
-/**
- * How a fused kernel finds a row's block row: from group ids computed beforehand, or, for keys
- * that are all small dictionaries, from the keys' dictionary indices combined into one code
- * (`columns[0]`'s index is the most significant digit; `sizes` are the dictionary sizes).
- */
-export type BlockRowSource = { readonly kind: 'groups' } | { readonly kind: 'codes'; readonly columns: readonly number[]; readonly sizes: readonly number[] };
-
-/**
- * Where a fused kernel keeps one aggregate's running state in a group's row of the block: its sum
- * (`value`, -1 for counts) and how many rows it counted (`count`). Slot 0 of every row counts the
- * group's rows; aggregates over arguments that cannot be NULL count with it instead of their own.
- */
-export interface AggregateSlots {
-  readonly value: number;
-  readonly count: number;
-}
-
-export interface AggregateUpdateKernel {
-  /**
-   * Adds the selected rows (all `count` rows when `sel` is null) into `block`, `width` slots per
-   * block row; `groups` (by selected row) when the rows come from group ids.
-   */
-  readonly update: (cols: readonly Column[], sel: Int32Array | null, count: number, groups: Int32Array | null, block: Float64Array) => void;
-  readonly width: number;
-  readonly slots: readonly AggregateSlots[];
-  /** Identifies the block layout: blocks filled by kernels with equal layouts can be shared. */
-  readonly layout: string;
-}
-
-/**
- * Aggregation straight from a page: for each selected row, every aggregate's argument is computed
- * inline and added into its group's row of one interleaved Float64Array (one cache line per group
- * instead of one array per state: 3 ns instead of 10 ns per row for TPC-H Q1's aggregates), so
- * neither the selected rows nor the computed arguments are ever written out as a page. `args[k]`
- * is null for count(*); `rows` says which block row a row adds into.
- */
-export function compileAggregateUpdate(args: readonly (Expr | null)[], ops: readonly AggregateUpdateOp[], shapes: readonly ColumnShape[], rows: BlockRowSource): AggregateUpdateKernel {
-  const facts = factsOf(args);
-  const key = `A|${ops.join(',')}|${JSON.stringify(rows)}|${facts.text}|${shapeKey(shapes, facts.used)}`;
-  const { fn, consts, nullable } = cached<RawAggregateUpdate>(key, () => {
-    const b = new KernelBuilder(shapes);
-    const body: string[] = [];
-    // Every argument is computed (a repeated one once: emit reuses calls) before the first store
-    // into the block, so the JIT can keep loads from the input columns in registers (a store into
-    // a Float64Array may alias any other).
-    const emitted = ops.map((op, k) => {
-      const arg = args[k];
-      if (op === 'count_star' || arg === null) return null;
-      const r = b.emit(arg, body);
-      // The value a projection would have stored: real columns hold float32.
-      body.push(`const arg${k} = ${arg.type.id === 'real' ? `Math.fround(${r.v})` : r.v};`);
-      return r;
-    });
-    const argNullable = emitted.map((r) => r !== null && r.n !== 'false');
-    const { width, slots } = blockLayout(ops, argNullable);
-    body.push('blk[b] += 1;');
-    slots.forEach((slot, k) => {
-      const r = emitted[k];
-      const update = [slot.value >= 0 ? `blk[b + ${slot.value}] += arg${k};` : '', slot.count > 0 ? `blk[b + ${slot.count}] += 1;` : ''].join(' ').trim();
-      if (r === null || update === '') return;
-      body.push(r.n === 'false' ? update : `if (!${paren(r.n)}) { ${update} }`);
-    });
-    const keyDecl: string[] = [];
-    let rowOf = (j: string): string => `groups[${j}]`;
-    if (rows.kind === 'codes') {
-      rows.columns.forEach((c, k) => keyDecl.push(`const kc${k} = cols[${c}].indices;`));
-      // Horner's rule over the key digits: ((i0 * s1 + i1) * s2 + i2) ...
-      rowOf = () => rows.columns.reduce((code, _, k) => (k === 0 ? `kc0[i]` : `(${code}) * ${rows.sizes[k]} + kc${k}[i]`), '0');
-    }
-    const loop = (head: string[], j: string): string[] => [...head, `    const b = (${rowOf(j)}) * ${width};`, ...body.map((l) => `    ${l}`), '  }'];
-    const lines = [
-      ...b.columnPrologue(),
-      ...keyDecl,
-      'const sel = a1, count = a2, groups = out.groups, blk = out.block;',
-      'if (sel === null) {',
-      ...loop(['  for (let i = 0; i < count; i++) {'], 'i'),
-      '} else {',
-      ...loop(['  for (let j = 0; j < count; j++) {', '    const i = sel[j];'], 'j'),
-      '}',
-    ];
-    return { source: lines.join('\n'), consts: b.consts, nullable: argNullable };
-  });
-  const { width, slots } = blockLayout(ops, nullable as boolean[]);
-  return {
-    update: (cols, sel, count, groups, block) => fn(cols, sel, count, runtime, consts, { groups, block }),
-    width,
-    slots,
-    layout: `${width}|${slots.map((l) => `${l.value}:${l.count}`).join(',')}`,
-  };
-}
-
-/**
- * A group's block row: slot 0 counts its rows, then each aggregate its value (sum, avg) and, when
- * its argument can be NULL, its own count of non-NULL rows.
- */
-function blockLayout(ops: readonly AggregateUpdateOp[], argNullable: readonly boolean[]): { width: number; slots: AggregateSlots[] } {
-  let width = 1;
-  const slots = ops.map((op, k): AggregateSlots => {
-    const nullable = argNullable[k];
-    const slot = op === 'count_star' ? { value: -1, count: 0 } : op === 'count' ? { value: -1, count: nullable ? width : 0 } : { value: width, count: nullable ? width + 1 : 0 };
-    width = Math.max(width, slot.value + 1, slot.count + 1);
-    return slot;
-  });
-  return { width, slots };
 }

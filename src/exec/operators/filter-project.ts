@@ -6,13 +6,15 @@ import type { Expr } from '../../sql/ir.js';
 import { compileFilter, compileProjection, shapesOf } from '../compile/compile.js';
 import { gatherColumn } from '../gather.js';
 import { emptyOperatorStats, type OperatorStats } from '../metrics.js';
-import { streamPage, type Operator, type PageSink, type SelectionSink } from './operator.js';
+import { isFilterSink, streamPage, type FilterSink, type Operator, type PageSink, type SelectionSink } from './operator.js';
 
 export class FilterProjectOperator implements Operator {
   readonly stats: OperatorStats;
   private scratch = new Int32Array(0);
   /** The operator directly downstream, when it takes selected rows without a projected page. */
   private selectionSink: SelectionSink | null = null;
+  /** The operator directly downstream, when it may evaluate the filter itself; null once it declined. */
+  private filterSink: FilterSink | null = null;
   /** The projections computed by a kernel (pass-through columns null), built once: kernels are keyed per array. */
   private readonly computed: readonly (Expr | null)[];
 
@@ -27,8 +29,9 @@ export class FilterProjectOperator implements Operator {
   }
 
   /** Hands selected rows straight to `sink` from now on, whenever it can take them. */
-  fuseInto(sink: SelectionSink): void {
+  fuseInto(sink: Operator & SelectionSink): void {
     this.selectionSink = sink;
+    if (isFilterSink(sink)) this.filterSink = sink;
   }
 
   addInput(page: Page): void {
@@ -39,6 +42,15 @@ export class FilterProjectOperator implements Operator {
     const shapes = shapesOf(page);
     let sel: Int32Array | null = null;
     let count = page.length;
+    if (this.filter !== null && this.filterSink !== null) {
+      const done = this.filterSink.addFiltered(page, this.filter, this.projections, shapes);
+      if (done !== null) {
+        this.countPassedOn(done.nanos, done.kept);
+        return null;
+      }
+      // Declined (its kernel cannot take this filter and these arguments): filter here from now on.
+      this.filterSink = null;
+    }
     if (this.filter) {
       if (this.scratch.length < page.length) this.scratch = new Int32Array(page.length);
       count = compileFilter(this.filter, shapes)(page.columns, page.length, this.scratch);
@@ -48,10 +60,7 @@ export class FilterProjectOperator implements Operator {
     if (this.selectionSink !== null) {
       const nanos = this.selectionSink.addSelected(page, sel, count, this.projections, shapes);
       if (nanos >= 0) {
-        // The downstream time is not ours; the rows passed on are counted as if paged.
-        this.stats.addInputNanos -= nanos;
-        this.stats.getOutputCalls++;
-        this.stats.outputPositions += count;
+        this.countPassedOn(nanos, count);
         return null;
       }
     }
@@ -67,6 +76,13 @@ export class FilterProjectOperator implements Operator {
       });
     }
     return { length: count, columns: columns as Column[] };
+  }
+
+  /** Rows handed downstream without a page: the downstream time is not ours; rows count as if paged. */
+  private countPassedOn(downstreamNanos: number, rows: number): void {
+    this.stats.addInputNanos -= downstreamNanos;
+    this.stats.getOutputCalls++;
+    this.stats.outputPositions += rows;
   }
 
   finish(): void {

@@ -11,9 +11,15 @@ import { FusedAggregation } from '../fused-aggregation.js';
 import { GroupByHash } from '../group-by-hash.js';
 import { emptyOperatorStats, nowNanos, recordInput, recordOutput, type OperatorStats } from '../metrics.js';
 import type { AggregateSpec } from '../specs.js';
-import type { Operator, PageSink, SelectionSink } from './operator.js';
+import type { FilterSink, Operator, PageSink, SelectionSink } from './operator.js';
 
-export class HashAggregateOperator implements Operator, SelectionSink {
+/** A fused update's view of its input: each aggregate's argument, each group key's column. */
+interface FusedInputs {
+  readonly args: readonly (Expr | null)[];
+  readonly keyIndexes: readonly number[];
+}
+
+export class HashAggregateOperator implements Operator, SelectionSink, FilterSink {
   readonly stats: OperatorStats;
   private readonly hash: GroupByHash;
   private readonly accumulators: Accumulator[];
@@ -23,6 +29,8 @@ export class HashAggregateOperator implements Operator, SelectionSink {
   private readonly fusable: boolean;
   /** The raw step's input columns as expressions, for fused updates straight from input pages. */
   private readonly inputColumns: readonly Expr[];
+  /** The fused update's inputs for the last projection list seen (see fusedInputs). */
+  private fusedInputsOf: { projections: readonly Expr[]; inputs: FusedInputs | null } | null = null;
 
   constructor(
     operatorId: number,
@@ -114,12 +122,50 @@ export class HashAggregateOperator implements Operator, SelectionSink {
    * a group key is computed.
    */
   private updateFused(page: Page, sel: Int32Array | null, count: number, projections: readonly Expr[], shapes: readonly ColumnShape[]): boolean {
-    if (!this.fusable || this.groupBy.some((i) => projections[i].kind !== 'column')) return false;
-    const keyIndexes = this.groupBy.map((i) => (projections[i] as { index: number }).index);
-    const args = this.aggregates.map((a) => (a.args.length === 0 ? null : projections[a.args[0]]));
+    const inputs = this.fusedInputs(projections);
+    if (inputs === null) return false;
+    const { args, keyIndexes } = inputs;
     this.fused.update(args, page.columns, shapes, sel, count, keyIndexes.map((i) => page.columns[i]), keyIndexes);
     this.recordMemory();
     return true;
+  }
+
+  /**
+   * Aggregates the rows of an upstream filter's input page that `predicate` keeps, the filter and
+   * the aggregates evaluated in one loop (FusedAggregation.updateFiltered). Returns the rows kept
+   * and the nanoseconds spent, or null (nothing done) when that cannot be done for this page.
+   */
+  addFiltered(page: Page, predicate: Expr, projections: readonly Expr[], shapes: readonly ColumnShape[]): { kept: number; nanos: number } | null {
+    const start = nowNanos();
+    const inputs = this.fusedInputs(projections);
+    if (inputs === null) return null;
+    const { args, keyIndexes } = inputs;
+    const kept = this.fused.updateFiltered(predicate, args, page.columns, shapes, page.length, keyIndexes.map((i) => page.columns[i]), keyIndexes);
+    if (kept < 0) return null;
+    this.recordMemory();
+    this.stats.addInputCalls++;
+    this.stats.inputPositions += kept;
+    const nanos = nowNanos() - start;
+    this.stats.addInputNanos += nanos;
+    return { kept, nanos };
+  }
+
+  /**
+   * Each aggregate's argument and each key's position when the input is `projections` of a page;
+   * null when not `fusable` or a group key is computed. Kept per projection list, so the
+   * arguments array is the same object every page (kernel lookups key on it).
+   */
+  private fusedInputs(projections: readonly Expr[]): FusedInputs | null {
+    if (this.fusedInputsOf?.projections === projections) return this.fusedInputsOf.inputs;
+    let inputs: FusedInputs | null = null;
+    if (this.fusable && this.groupBy.every((i) => projections[i].kind === 'column')) {
+      inputs = {
+        args: this.aggregates.map((a) => (a.args.length === 0 ? null : projections[a.args[0]])),
+        keyIndexes: this.groupBy.map((i) => (projections[i] as { index: number }).index),
+      };
+    }
+    this.fusedInputsOf = { projections, inputs };
+    return inputs;
   }
 
   finish(): void {

@@ -25,6 +25,19 @@ export interface SelectionSink {
   addSelected(page: Page, sel: Int32Array | null, count: number, projections: readonly Expr[], shapes: readonly ColumnShape[]): number;
 }
 
+/** A downstream operator that can evaluate an upstream filter's predicate itself, in its own loop. */
+export interface FilterSink {
+  /**
+   * Takes the rows of `page` that `predicate` keeps, as `projections` of them; returns the rows
+   * kept and the nanoseconds spent, or null with nothing done.
+   */
+  addFiltered(page: Page, predicate: Expr, projections: readonly Expr[], shapes: readonly ColumnShape[]): { kept: number; nanos: number } | null;
+}
+
+export function isFilterSink(op: Operator): op is Operator & FilterSink {
+  return typeof (op as Partial<FilterSink>).addFiltered === 'function';
+}
+
 export function isSelectionSink(op: Operator): op is Operator & SelectionSink {
   return typeof (op as Partial<SelectionSink>).addSelected === 'function';
 }
