@@ -134,6 +134,19 @@ export interface DriverResult {
   readonly cpuNanos: number;
 }
 
+/**
+ * A partial aggregation that barely reduces its input (high-cardinality keys) only costs: once a
+ * driver shows that, later drivers pass rows through as single-row states for the final step.
+ */
+export function adaptPartialAggregation(fragment: FragmentSpec, result: DriverResult): FragmentSpec {
+  const index = fragment.operators.findIndex((o) => o.op === 'aggregate' && o.step === 'partial');
+  if (index < 0) return fragment;
+  const stats = result.stats[index + 1];
+  if (!stats || stats.inputPositions < 10_000 || stats.outputPositions < 0.5 * stats.inputPositions) return fragment;
+  const operators = fragment.operators.map((o, i) => (i === index && o.op === 'aggregate' ? { ...o, step: 'passthrough' as const } : o));
+  return { ...fragment, operators };
+}
+
 /** Runs a pipeline over complete input: all pages are added, then finish. */
 export function runPipeline(fragment: FragmentSpec, input: Iterable<Page>, joins: Readonly<Record<number, JoinTable>> = {}): DriverResult {
   const wall0 = nowNanos();

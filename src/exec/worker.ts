@@ -1,5 +1,5 @@
 // Piscina entry: runs one driver (a fragment's pipeline over one split or one batch of exchanged
-// pages) on a worker thread. Pages in and out are SharedArrayBuffer-backed, so nothing is copied.
+// pages), or scan drivers over the splits it claims from a stage's shared list, on a worker thread. Pages in and out are SharedArrayBuffer-backed, so nothing is copied.
 // Errors come back as data: structured clone would drop an EngineError's code.
 
 import { generateTpchSplit, installTextPool, textPoolReady, TEXT_POOL_SIZE, type TpchSplit } from '../connectors/tpch/index.js';
@@ -7,7 +7,7 @@ import { buildTextPool } from '../connectors/tpch/text-pool.js';
 import type { Split } from '../connectors/catalog.js';
 import type { Column, Page } from '../data/page.js';
 import { toEngineError, type SerializedEngineError } from '../util/engine-error.js';
-import { runPipeline, type DriverResult } from './pipeline.js';
+import { adaptPartialAggregation, runPipeline, type DriverResult } from './pipeline.js';
 import type { FragmentSpec } from './specs.js';
 import { buildJoinTable, type JoinTable } from './join-table.js';
 import type { SqlType } from '../data/types.js';
@@ -21,16 +21,33 @@ export type WorkerRequest =
       readonly textPool?: Uint8Array;
       readonly joins?: Readonly<Record<number, JoinTable>>;
     }
+  | {
+      /**
+       * Scan drivers, one per split, over the splits this worker claims: `claim[0]` is the next
+       * split to take (shared by every worker on the stage), `claim[1]` non-zero stops claiming.
+       */
+      readonly kind: 'claimDrivers';
+      readonly fragment: FragmentSpec;
+      readonly splits: readonly Split[];
+      readonly claim: Int32Array;
+      readonly textPool?: Uint8Array;
+      readonly joins?: Readonly<Record<number, JoinTable>>;
+    }
   | { readonly kind: 'buildJoin'; readonly pages: readonly Page[]; readonly types: readonly SqlType[]; readonly keys: readonly number[]; readonly trackMatches: boolean }
   | { readonly kind: 'buildTextPool' };
 
+/** One driver's result; for a scan of a generated split, the columns generated (for the coordinator's cache). */
+export interface DriverOutcome {
+  readonly result: DriverResult;
+  /** Columns generated for a split (table positions). */
+  readonly generated?: { readonly cacheKey: string; readonly length: number; readonly positions: readonly number[]; readonly columns: readonly Column[] };
+  /** Which of the request's splits (claimDrivers). */
+  readonly split?: number;
+}
+
 export type WorkerResponse =
-  | {
-      readonly ok: true;
-      readonly result: DriverResult;
-      /** Columns generated for a split (table positions), for the coordinator's cache. */
-      readonly generated?: { readonly cacheKey: string; readonly length: number; readonly positions: readonly number[]; readonly columns: readonly Column[] };
-    }
+  | ({ readonly ok: true } & DriverOutcome)
+  | { readonly ok: true; readonly drivers: readonly DriverOutcome[] }
   | { readonly ok: true; readonly textPool: Uint8Array }
   | { readonly ok: true; readonly joinTable: JoinTable }
   | { readonly ok: false; readonly error: SerializedEngineError };
@@ -43,28 +60,47 @@ export function runWorkerRequest(req: WorkerRequest): WorkerResponse {
   try {
     if (req.kind === 'buildTextPool') return { ok: true, textPool: buildTextPool(TEXT_POOL_SIZE) };
     if (req.kind === 'buildJoin') return { ok: true, joinTable: buildJoinTable(req.pages, req.types, req.keys, req.trackMatches) };
-    const { fragment } = req;
     const joins = req.joins ?? {};
+    if (req.kind === 'claimDrivers') return { ok: true, drivers: runClaimedSplits(req.fragment, req.splits, req.claim, joins, req.textPool) };
+    const { fragment } = req;
     if (fragment.source.kind === 'exchange') return { ok: true, result: runPipeline(fragment, req.pages ?? [], joins) };
-    const split = req.split;
-    if (!split) throw new Error('a scan driver needs a split');
-    const columns = fragment.source.columns;
-    if (split.kind === 'pages') return { ok: true, result: runPipeline(fragment, split.pages.map((p) => project(p, columns)), joins) };
-    if (split.connector !== 'tpch') throw new Error(`no generator for connector ${split.connector}`);
-    if (!textPoolReady() && req.textPool) installTextPool(req.textPool);
-    // Generate only the missing columns; combined with the cached ones they make the scan's page.
-    const generated = generateTpchSplit(split.descriptor as TpchSplit, split.columns);
-    const full: (Column | undefined)[] = [...split.cached];
-    split.columns.forEach((c, k) => (full[c] = generated.columns[k]));
-    const page: Page = { length: generated.length, columns: full as Column[] };
-    return {
-      ok: true,
-      result: runPipeline(fragment, [project(page, columns)], joins),
-      generated: { cacheKey: split.cacheKey, length: generated.length, positions: split.columns, columns: generated.columns },
-    };
+    if (!req.split) throw new Error('a scan driver needs a split');
+    return { ok: true, ...runScan(fragment, req.split, joins, req.textPool) };
   } catch (e) {
     return { ok: false, error: toEngineError(e).toJSON() };
   }
+}
+
+/** Claims splits until none is left or the coordinator says stop; one driver each. */
+function runClaimedSplits(fragment: FragmentSpec, splits: readonly Split[], claim: Int32Array, joins: Readonly<Record<number, JoinTable>>, textPool: Uint8Array | undefined): DriverOutcome[] {
+  const outcomes: DriverOutcome[] = [];
+  let current = fragment;
+  while (Atomics.load(claim, 1) === 0) {
+    const split = Atomics.add(claim, 0, 1);
+    if (split >= splits.length) break;
+    const outcome = runScan(current, splits[split], joins, textPool);
+    outcomes.push({ ...outcome, split });
+    current = adaptPartialAggregation(current, outcome.result);
+  }
+  return outcomes;
+}
+
+/** A scan driver over one split: cached pages, or columns generated now. */
+function runScan(fragment: FragmentSpec, split: Split, joins: Readonly<Record<number, JoinTable>>, textPool: Uint8Array | undefined): DriverOutcome {
+  if (fragment.source.kind !== 'scan') throw new Error('a split needs a scan fragment');
+  const columns = fragment.source.columns;
+  if (split.kind === 'pages') return { result: runPipeline(fragment, split.pages.map((p) => project(p, columns)), joins) };
+  if (split.connector !== 'tpch') throw new Error(`no generator for connector ${split.connector}`);
+  if (!textPoolReady() && textPool) installTextPool(textPool);
+  // Generate only the missing columns; combined with the cached ones they make the scan's page.
+  const generated = generateTpchSplit(split.descriptor as TpchSplit, split.columns);
+  const full: (Column | undefined)[] = [...split.cached];
+  split.columns.forEach((c, k) => (full[c] = generated.columns[k]));
+  const page: Page = { length: generated.length, columns: full as Column[] };
+  return {
+    result: runPipeline(fragment, [project(page, columns)], joins),
+    generated: { cacheKey: split.cacheKey, length: generated.length, positions: split.columns, columns: generated.columns },
+  };
 }
 
 export default runWorkerRequest;
