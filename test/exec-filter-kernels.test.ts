@@ -56,6 +56,26 @@ describe('filter kernels', () => {
     expect(rows.length).toBeGreaterThan(100);
   });
 
+  it('a lower and an upper bound on one integer column are one range test, exact at both edges', () => {
+    // Every comparison form, the literal on either side; bounds at the data's edges and beyond.
+    const cases: [Expr, Expr, (d: number) => boolean][] = [
+      [cmp('$ge', col(0, DATE), lit(8500, DATE)), cmp('$lt', col(0, DATE), lit(9000, DATE)), (d) => d >= 8500 && d < 9000],
+      [cmp('$gt', col(0, DATE), lit(8500, DATE)), cmp('$le', col(0, DATE), lit(9000, DATE)), (d) => d > 8500 && d <= 9000],
+      [cmp('$le', lit(8000, DATE), col(0, DATE)), cmp('$gt', lit(8001, DATE), col(0, DATE)), (d) => d >= 8000 && d < 8001],
+      [cmp('$lt', col(0, DATE), lit(9499, DATE)), cmp('$ge', col(0, DATE), lit(-5, DATE)), (d) => d < 9499 && d >= -5],
+      [cmp('$ge', col(0, DATE), lit(9000, DATE)), cmp('$lt', col(0, DATE), lit(8500, DATE)), () => false],
+    ];
+    for (const [a, b, test] of cases) {
+      const { rows, source } = selected({ kind: 'and', type: BOOLEAN, args: [a, b, cmp('$lt', col(1, DOUBLE), lit(4, DOUBLE))] });
+      expect(source).toMatch(/>>> 0\) < |count \+= \(0 &/u);
+      expect(rows).toEqual(expected((d, x) => test(d) && x < 4));
+    }
+    // Bounds too wide for one unsigned subtraction keep two comparisons.
+    const wide = selected({ kind: 'and', type: BOOLEAN, args: [cmp('$ge', col(0, DATE), lit(-(2 ** 31), DATE)), cmp('$lt', col(0, DATE), lit(2 ** 31 - 1, DATE))] });
+    expect(wide.source).not.toMatch(/>>> 0/u);
+    expect(wide.rows).toHaveLength(n);
+  });
+
   it('a nullable column keeps the short-circuit kernel and its NULL semantics', () => {
     const nullable = shapes.map((s, i) => (i === 1 ? { ...s, nullable: true } : s));
     const { rows, source } = selected(cmp('$gt', col(1, DOUBLE), lit(1, DOUBLE)), nullable);
