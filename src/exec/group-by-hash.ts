@@ -13,6 +13,9 @@ function mix(h: number, x: number): number {
   return Math.imul(h ^ hashNumber(x), 0x01000193) | 0;
 }
 
+/** Fewer rows than this are grouped by hash until a direct index exists (see directIds). */
+const DIRECT_MIN_ROWS = 1024;
+
 export class GroupByHash {
   /** Per key: the interned strings (for string keys) */
   readonly strings: (string[] | null)[];
@@ -293,6 +296,9 @@ export class GroupByHash {
   /** All keys dictionary-encoded, NULL-free and small: combine interned ids into one index. */
   private directIds(keys: readonly Column[], n: number, ids: Int32Array): boolean {
     const k = keys.length;
+    // The index costs 256 KB for two keys: not for a handful of rows (a fused aggregation's few
+    // key combinations per page; Q1 built one per split for 6 rows). The hash finds the same groups.
+    if (this.direct === null && n < DIRECT_MIN_ROWS) return false;
     if (k > 2 || keys.some((c) => c.kind !== 'dict' || c.validity !== null)) return false;
     const trs = keys.map((c, i) => this.translation(i, c));
     if (this.strings.some((s) => s !== null && s.length > 256)) return false;
