@@ -1,9 +1,11 @@
 // The build side of a join picks its key index by the key column's shape.
 
 import { describe, expect, it } from 'vitest';
-import { BIGINT, DOUBLE, VARCHAR } from '../src/data/types.js';
+import { BIGINT, DOUBLE, VARCHAR, type SqlType } from '../src/data/types.js';
 import { columnFromNumbers, columnFromStrings } from '../src/exec/build-columns.js';
 import { buildJoinTable } from '../src/exec/join-table.js';
+import { numericValues } from '../src/exec/column-readers.js';
+import { HashJoinOperator } from '../src/exec/operators/hash-join.js';
 
 const table = (keys: (number | null)[], type = BIGINT) => {
   const nulls = keys.map((k) => (k === null ? 1 : 0));
@@ -65,5 +67,49 @@ describe('join key index', () => {
     const strings = buildJoinTable([{ length: 2, columns: [columnFromStrings(VARCHAR, ['a', 'b'], 2)] }], [VARCHAR], [0], false);
     expect(strings.direct).toBeNull();
     expect(strings.keyBits).toBeNull();
+  });
+});
+
+describe('two numeric keys, one indexed', () => {
+  const page = (rows: (number | null)[][], types: readonly SqlType[]) => ({
+    length: rows.length,
+    columns: [0, 1].map((c) => columnFromNumbers(types[c], rows.map((r) => r[c] ?? 0), rows.map((r) => (r[c] === null ? 1 : 0)), rows.length)),
+  });
+  /** Inner-joins probe rows to build rows on both columns; the (probe row, build a, build b) triples, sorted. */
+  const joinPairs = (build: (number | null)[][], probe: (number | null)[][], types: readonly SqlType[] = [BIGINT, BIGINT]): { pairs: number[][]; table: ReturnType<typeof buildJoinTable> } => {
+    const table = buildJoinTable([page(build, types)], types, [0, 1], false);
+    const out: number[][] = [];
+    const withRows = page(probe, types);
+    // A third probe column numbers the probe rows; build columns come after the probe's.
+    withRows.columns.push(columnFromNumbers(BIGINT, probe.map((_, i) => i), null, probe.length));
+    const join = new HashJoinOperator(1, table, 'inner', [0, 1], null, false, false, null, (p) => {
+      const probeRow = numericValues(p.columns[2]);
+      const buildA = numericValues(p.columns[3]);
+      const buildB = numericValues(p.columns[4]);
+      for (let i = 0; i < p.length; i++) out.push([probeRow[i], buildA[i], buildB[i]]);
+    });
+    join.addInput(withRows);
+    return { pairs: out.sort((x, y) => x[0] - y[0] || x[1] - y[1] || x[2] - y[2]), table };
+  };
+
+  it('indexes the first key and compares the second: exactly the equal pairs, duplicates included', () => {
+    const build = [[1, 10], [1, 11], [2, 10], [-3, 5], [1, 10], [7, 12]];
+    const probe = [[1, 10], [2, 10], [2, 11], [-3, 5], [100, 10], [1, 100], [-4, 10], [7, 12], [1, null], [null, 10]];
+    const { pairs, table } = joinPairs(build, probe);
+    expect(table.indexedKey).toBe(0);
+    expect(table.direct).not.toBeNull();
+    expect(pairs).toEqual([[0, 1, 10], [0, 1, 10], [1, 2, 10], [3, -3, 5], [7, 7, 12]]);
+  });
+
+  it('build rows with a NULL in either key never match', () => {
+    const { pairs, table } = joinPairs([[1, 10], [null, 10], [2, null], [2, 10], [1, null]], [[1, 10], [2, 10], [3, 10], [2, 0], [0, 10]]);
+    expect(table.indexedKey).toBe(0);
+    expect(pairs).toEqual([[0, 1, 10], [1, 2, 10]]);
+  });
+
+  it('the second key is indexed when only it has a usable integer range', () => {
+    const { pairs, table } = joinPairs([[0.5, 1], [2.5, 2], [0.5, 2]], [[0.5, 2], [2.5, 2], [2.5, 1]], [DOUBLE, BIGINT]);
+    expect(table.indexedKey).toBe(1);
+    expect(pairs).toEqual([[0, 0.5, 2], [1, 2.5, 2]]);
   });
 });

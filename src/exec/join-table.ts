@@ -32,6 +32,12 @@ export interface JoinTable {
   /** With keyBits: per 32-bit word, how many bits are set before it (rank = that + bits below in the word). */
   readonly keyRanks: Int32Array | null;
   readonly keyMin: number;
+  /**
+   * With two numeric keys: which one the key index is over (0 or 1); a probe then compares the
+   * other with each build row the index yields (partsupp's (partkey, suppkey): four rows per
+   * partkey). -1 when the index is over the only key, or there is none.
+   */
+  readonly indexedKey: number;
 }
 
 /** Direct indexing while the range costs at most about 64 bytes per build row. */
@@ -43,6 +49,45 @@ const KEY_BITS_PER_ROW = 64;
 
 type KeyIndex = Pick<JoinTable, 'direct' | 'directNext' | 'keyBits' | 'keyRanks' | 'keyMin'>;
 const NO_KEY_INDEX: KeyIndex = { direct: null, directNext: null, keyBits: null, keyRanks: null, keyMin: 0 };
+
+/**
+ * The key index of a two-key build (see JoinTable.indexedKey): over the key with the wider
+ * integer range, which has fewer rows per key to compare the other on (partsupp's partkey, four
+ * rows each, rather than its suppkey, eighty), else over the other.
+ */
+function pairIndex(keys: readonly (Float64Array | null)[], nulls: readonly (Uint8Array | null)[], n: number): { index: KeyIndex; indexedKey: number } {
+  if (keys.length !== 2 || keys[0] === null || keys[1] === null) return { index: NO_KEY_INDEX, indexedKey: -1 };
+  const width = (k: number): number => {
+    const r = integerRange(keys[k] as Float64Array, nulls[k], n);
+    return r === null ? -1 : r.max - r.min;
+  };
+  const order = width(1) > width(0) ? [1, 0] : [0, 1];
+  for (const k of order) {
+    const index = keyIndex(keys[k] as Float64Array, nulls[k], n);
+    // Rows with a NULL in the other key are left out of the chains: NULL never joins.
+    if (index.direct !== null) return { index: withoutNullRows(index, nulls[1 - k]), indexedKey: k };
+  }
+  return { index: NO_KEY_INDEX, indexedKey: -1 };
+}
+
+/** Unlinks rows whose `nulls` flag is set from the index's chains. */
+function withoutNullRows(index: KeyIndex, nulls: Uint8Array | null): KeyIndex {
+  if (nulls === null || !nulls.includes(1)) return index;
+  const direct = index.direct as Int32Array;
+  const chain = index.directNext as Int32Array;
+  for (let slot = 0; slot < direct.length; slot++) {
+    let prev = -1;
+    for (let j = direct[slot]; j >= 0; j = chain[j]) {
+      if (nulls[j] !== 1) {
+        prev = j;
+        continue;
+      }
+      if (prev < 0) direct[slot] = chain[j];
+      else chain[prev] = chain[j];
+    }
+  }
+  return index;
+}
 
 /** The number of set bits of a 32-bit integer. */
 export function bitCount(x: number): number {
@@ -183,7 +228,8 @@ export function buildJoinTable(pages: readonly Page[], types: readonly SqlType[]
     return shared;
   });
   const single = numericKeys.length === 1 ? numericKeys[0] : null;
-  const index = single ? keyIndex(single, keys.nulls[0], n) : NO_KEY_INDEX;
+  const pair = single === null && n > 0 ? pairIndex(numericKeys, keys.nulls, n) : { index: NO_KEY_INDEX, indexedKey: -1 };
+  const index = single ? keyIndex(single, keys.nulls[0], n) : pair.index;
   let hasNullKey = false;
   for (const nulls of keys.nulls) if (nulls !== null && nulls.includes(1)) hasNullKey = true;
   // A direct or rank index answers every probe of a single integer key: no hash table needed.
@@ -221,6 +267,7 @@ export function buildJoinTable(pages: readonly Page[], types: readonly SqlType[]
     rowCount: n,
     matched: trackMatches ? allocShared(Uint8Array, Math.max(1, n)) : null,
     ...index,
+    indexedKey: pair.indexedKey,
   };
 }
 

@@ -118,6 +118,10 @@ export class HashJoinOperator implements Operator, SelectionSink {
     if (probe.numbers.length === 2) {
       const [a, b] = probe.numbers;
       const [ba, bb] = t.numericKeys;
+      if (a && b && ba && bb && t.indexedKey >= 0) {
+        const k = t.indexedKey;
+        return this.matchIndexedPair(page.length, k === 0 ? a : b, k === 0 ? b : a, probe.nulls[k], probe.nulls[1 - k], k === 0 ? bb : ba);
+      }
       if (a && b && ba && bb) return this.matchTwoNumbers(page.length, a, b, probe.nulls[0], probe.nulls[1], ba, bb);
     }
     for (let i = 0; i < page.length; i++) {
@@ -194,6 +198,32 @@ export class HashJoinOperator implements Operator, SelectionSink {
       const k = pairs[2 * i + 1] * 4294967296 + (pairs[2 * i] >>> 0) - min;
       if (!(k >= 0 && k < range)) continue;
       for (let j = direct[k]; j >= 0; j = chain[j]) this.push(count++, i, j);
+    }
+    return count;
+  }
+
+  /**
+   * Two numeric keys, one of them in the build's key index: the index yields the rows with an
+   * equal `indexed` key, and the `other` key is compared on each (partsupp: four rows per partkey).
+   */
+  private matchIndexedPair(n: number, indexed: Float64Array, other: Float64Array, nullsIndexed: Uint8Array | null, nullsOther: Uint8Array | null, buildOther: Float64Array): number {
+    const { direct, chain, min, bits, ranks } = this.keyIndex();
+    const range = bits !== null ? bits.length * 32 : direct.length;
+    let count = 0;
+    for (let i = 0; i < n; i++) {
+      if ((nullsIndexed !== null && nullsIndexed[i] === 1) || (nullsOther !== null && nullsOther[i] === 1)) continue;
+      const k = indexed[i] - min;
+      // Out of range, NaN or not an integer: no build row has that key.
+      if (!(k >= 0 && k < range) || (k | 0) !== k) continue;
+      let slot = k;
+      if (bits !== null && ranks !== null) {
+        const word = bits[k >>> 5];
+        const bit = 1 << (k & 31);
+        if ((word & bit) === 0) continue;
+        slot = ranks[k >>> 5] + bitCount(word & (bit - 1));
+      }
+      const y = other[i];
+      for (let j = direct[slot]; j >= 0; j = chain[j]) if (buildOther[j] === y) this.push(count++, i, j);
     }
     return count;
   }
