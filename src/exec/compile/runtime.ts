@@ -164,6 +164,7 @@ export function prefixInColumnMatcher(length: number, literals: readonly string[
   if (!Number.isInteger(length) || length < 1 || literals.some((t) => !/^[\x00-\x7f]*$/u.test(t))) return null;
   const full = new Set(literals.filter((t) => t.length === length));
   const whole = new Set(literals.filter((t) => t.length < length));
+  if (length <= 3) return shortPrefixInMatcher(length, [...full, ...whole]);
   return (col) => {
     const n = col.length;
     const hits = new Uint8Array(n);
@@ -177,6 +178,30 @@ export function prefixInColumnMatcher(length: number, literals: readonly string[
       let key = '';
       for (let b = 0, end = Math.min(size, length); b < end; b++) key += String.fromCharCode(data[start + b]);
       if (candidates.has(key)) hits[r] = 1;
+    }
+    return hits;
+  };
+}
+
+/**
+ * prefixInColumnMatcher for prefixes of at most 3 bytes: a row's first bytes and their count
+ * packed into one small integer (no string per row: Q22's phone prefixes, 60 -> about 10 ns a row).
+ */
+function shortPrefixInMatcher(length: number, literals: readonly string[]): (col: { readonly length: number; readonly data: Uint8Array; readonly offsets: Int32Array }) => Uint8Array {
+  const pack = (codes: ArrayLike<number>, start: number, count: number): number => {
+    let key = count << 24;
+    for (let b = 0; b < count; b++) key |= codes[start + b] << (8 * b);
+    return key;
+  };
+  const keys = new Set(literals.map((t) => pack(Array.from(t, (c) => c.charCodeAt(0)), 0, t.length)));
+  return (col) => {
+    const n = col.length;
+    const hits = new Uint8Array(n);
+    const { data, offsets } = col;
+    for (let r = 0; r < n; r++) {
+      const start = offsets[r];
+      const size = offsets[r + 1] - start;
+      if (keys.has(pack(data, start, size < length ? size : length))) hits[r] = 1;
     }
     return hits;
   };

@@ -40,6 +40,11 @@ function keyScratch(keys: number, rows: number): Float64Array[] {
 
 export class HashJoinOperator implements Operator, SelectionSink {
   readonly stats: OperatorStats;
+  /**
+   * Semi and anti joins without a residual condition only ask whether a probe row has a partner:
+   * the first one found ends its search (Q22's NOT EXISTS over orders walked ten per customer).
+   */
+  private readonly firstOnly: boolean;
   private pairsProbe = new Int32Array(1024);
   private pairsBuild = new Int32Array(1024);
 
@@ -56,6 +61,7 @@ export class HashJoinOperator implements Operator, SelectionSink {
     private readonly next: PageSink,
   ) {
     this.stats = emptyOperatorStats(operatorId, 'LookupJoinOperator');
+    this.firstOnly = (joinType === 'semi' || joinType === 'anti') && filter === null;
   }
 
   /** Records pair number `count` (probe row p, build row b), growing the pair arrays as needed. */
@@ -106,11 +112,15 @@ export class HashJoinOperator implements Operator, SelectionSink {
     if (single !== null && buildKeys !== null && buildKeys !== undefined) {
       // One numeric key: the common case, without per-row key objects or hash re-checks.
       const nulls = probe.nulls[0];
+      const firstOnly = this.firstOnly;
       for (let i = 0; i < page.length; i++) {
         if (nulls !== null && nulls[i] === 1) continue;
         const x = single[i];
         for (let j = buckets[hashNumber(x) & mask]; j >= 0; j = nextRow[j]) {
-          if (buildKeys[j] === x) this.push(count++, i, j);
+          if (buildKeys[j] === x) {
+            this.push(count++, i, j);
+            if (firstOnly) break;
+          }
         }
       }
       return count;
@@ -128,7 +138,10 @@ export class HashJoinOperator implements Operator, SelectionSink {
       const h = hashRow(probe, i);
       if (h === undefined) continue;
       for (let j = t.buckets[h & mask]; j >= 0; j = t.next[j]) {
-        if (t.hashes[j] === h && this.keysEqual(probe, i, j)) this.push(count++, i, j);
+        if (t.hashes[j] === h && this.keysEqual(probe, i, j)) {
+          this.push(count++, i, j);
+          if (this.firstOnly) break;
+        }
       }
     }
     return count;
@@ -148,6 +161,7 @@ export class HashJoinOperator implements Operator, SelectionSink {
   private matchDirect(n: number, keys: Float64Array | null, nulls: Uint8Array | null, pairs: Int32Array | null, rows: Int32Array | null): number {
     const { direct, chain, min, bits, ranks } = this.keyIndex();
     const range = bits !== null ? bits.length * 32 : direct.length;
+    const firstOnly = this.firstOnly;
     let count = 0;
     for (let i = 0; i < n; i++) {
       let x: number;
@@ -168,7 +182,7 @@ export class HashJoinOperator implements Operator, SelectionSink {
         if ((word & bit) === 0) continue;
         slot = ranks[k >>> 5] + bitCount(word & (bit - 1));
       }
-      for (let j = direct[slot]; j >= 0; j = chain[j]) this.push(count++, i, j);
+      for (let j = direct[slot]; j >= 0; j = firstOnly ? -1 : chain[j]) this.push(count++, i, j);
     }
     return count;
   }
@@ -180,6 +194,7 @@ export class HashJoinOperator implements Operator, SelectionSink {
    */
   private matchInt64(n: number, pairs: Int32Array): number {
     const { direct, chain, min, bits, ranks } = this.keyIndex();
+    const firstOnly = this.firstOnly;
     let count = 0;
     if (bits !== null && ranks !== null) {
       const range = bits.length * 32;
@@ -189,7 +204,7 @@ export class HashJoinOperator implements Operator, SelectionSink {
         const word = bits[k >>> 5];
         const bit = 1 << (k & 31);
         if ((word & bit) === 0) continue;
-        for (let j = direct[ranks[k >>> 5] + bitCount(word & (bit - 1))]; j >= 0; j = chain[j]) this.push(count++, i, j);
+        for (let j = direct[ranks[k >>> 5] + bitCount(word & (bit - 1))]; j >= 0; j = firstOnly ? -1 : chain[j]) this.push(count++, i, j);
       }
       return count;
     }
@@ -197,7 +212,7 @@ export class HashJoinOperator implements Operator, SelectionSink {
     for (let i = 0; i < n; i++) {
       const k = pairs[2 * i + 1] * 4294967296 + (pairs[2 * i] >>> 0) - min;
       if (!(k >= 0 && k < range)) continue;
-      for (let j = direct[k]; j >= 0; j = chain[j]) this.push(count++, i, j);
+      for (let j = direct[k]; j >= 0; j = firstOnly ? -1 : chain[j]) this.push(count++, i, j);
     }
     return count;
   }
@@ -209,6 +224,7 @@ export class HashJoinOperator implements Operator, SelectionSink {
   private matchIndexedPair(n: number, indexed: Float64Array, other: Float64Array, nullsIndexed: Uint8Array | null, nullsOther: Uint8Array | null, buildOther: Float64Array): number {
     const { direct, chain, min, bits, ranks } = this.keyIndex();
     const range = bits !== null ? bits.length * 32 : direct.length;
+    const firstOnly = this.firstOnly;
     let count = 0;
     for (let i = 0; i < n; i++) {
       if ((nullsIndexed !== null && nullsIndexed[i] === 1) || (nullsOther !== null && nullsOther[i] === 1)) continue;
@@ -223,9 +239,35 @@ export class HashJoinOperator implements Operator, SelectionSink {
         slot = ranks[k >>> 5] + bitCount(word & (bit - 1));
       }
       const y = other[i];
-      for (let j = direct[slot]; j >= 0; j = chain[j]) if (buildOther[j] === y) this.push(count++, i, j);
+      for (let j = direct[slot]; j >= 0; j = chain[j]) {
+        if (buildOther[j] !== y) continue;
+        this.push(count++, i, j);
+        if (firstOnly) break;
+      }
     }
     return count;
+  }
+
+  /**
+   * A mark join without a residual condition: flags every build row a NULL-free Int64 key finds,
+   * in the probe loop itself (no pairs written and read back; Q22's 1.5M orders marking customers).
+   */
+  private markInt64(n: number, pairs: Int32Array, rows: Int32Array | null, matched: Uint8Array): void {
+    const { direct, chain, min, bits, ranks } = this.keyIndex();
+    const range = bits !== null ? bits.length * 32 : direct.length;
+    for (let i = 0; i < n; i++) {
+      const r = rows === null ? i : rows[i];
+      const k = pairs[2 * r + 1] * 4294967296 + (pairs[2 * r] >>> 0) - min;
+      if (!(k >= 0 && k < range)) continue;
+      let slot = k;
+      if (bits !== null && ranks !== null) {
+        const word = bits[k >>> 5];
+        const bit = 1 << (k & 31);
+        if ((word & bit) === 0) continue;
+        slot = ranks[k >>> 5] + bitCount(word & (bit - 1));
+      }
+      for (let j = direct[slot]; j >= 0; j = chain[j]) matched[j] = 1;
+    }
   }
 
   /** Two numeric keys (e.g. partkey, suppkey): hashed and compared inline. */
@@ -235,6 +277,7 @@ export class HashJoinOperator implements Operator, SelectionSink {
     const buckets = t.buckets;
     const nextRow = t.next;
     const hashes = t.hashes;
+    const firstOnly = this.firstOnly;
     let count = 0;
     for (let i = 0; i < n; i++) {
       if ((na !== null && na[i] === 1) || (nb !== null && nb[i] === 1)) continue;
@@ -242,7 +285,10 @@ export class HashJoinOperator implements Operator, SelectionSink {
       const y = b[i];
       const h = mixNumber(mixNumber(ROW_HASH_SEED, x), y);
       for (let j = buckets[h & mask]; j >= 0; j = nextRow[j]) {
-        if (hashes[j] === h && ba[j] === x && bb[j] === y) this.push(count++, i, j);
+        if (hashes[j] === h && ba[j] === x && bb[j] === y) {
+          this.push(count++, i, j);
+          if (firstOnly) break;
+        }
       }
     }
     return count;
@@ -329,6 +375,10 @@ export class HashJoinOperator implements Operator, SelectionSink {
     // itself instead of converting the whole key column to doubles first.
     const keyColumn = this.probeKeys.length === 1 ? page.columns[this.probeKeys[0]] : null;
     const int64Keys = t.direct !== null && keyColumn !== null && keyColumn.kind === 'fixed' && keyColumn.validity === null && keyColumn.type.id === 'bigint' ? (keyColumn.values as Int32Array) : null;
+    if (int64Keys !== null && this.joinType === 'mark' && this.filter === null && t.matched !== null) {
+      this.markInt64(page.length, int64Keys, rows, t.matched);
+      return null;
+    }
     const probe = this.probeKeys.length && int64Keys === null ? this.probeKeyValues(page, rows) : null;
     const physical = (idx: Int32Array, n: number): Int32Array => {
       if (rows === null) return idx;
