@@ -4,7 +4,7 @@
 
 import { describe, expect, it } from 'vitest';
 import type { Split } from '../src/connectors/catalog.js';
-import { INTEGER, DOUBLE } from '../src/data/types.js';
+import { BOOLEAN, INTEGER, DOUBLE } from '../src/data/types.js';
 import { columnFromNumbers } from '../src/exec/build-columns.js';
 import { numericValues } from '../src/exec/column-readers.js';
 import type { FragmentSpec } from '../src/exec/specs.js';
@@ -65,5 +65,21 @@ describe('claimed scan splits', () => {
   it('answers a failing split with its engine error', () => {
     const response = runWorkerRequest({ kind: 'claimDrivers', fragment, splits, claim: claim(0) });
     expect(response).toMatchObject({ ok: false, error: { errorName: 'DIVISION_BY_ZERO', message: 'Division by zero' } });
+  });
+});
+
+describe('driver output', () => {
+  it('leaves the worker on SharedArrayBuffers although operators gather into ordinary memory', () => {
+    const filtered: FragmentSpec = {
+      ...fragment,
+      operators: [{ op: 'filterProject', filter: { kind: 'call', name: '$gt', args: [column, { kind: 'literal', value: 13, type: INTEGER }], type: BOOLEAN }, projections: [column] }],
+      outputTypes: [INTEGER],
+    };
+    const response = runWorkerRequest({ kind: 'driver', fragment: filtered, split: splits[1] });
+    if (!response.ok || !('result' in response)) throw new Error(`unexpected response ${JSON.stringify(response)}`);
+    const [page] = response.result.pages;
+    expect([...numericValues(page.columns[0])]).toEqual([14, 15, 16, 17, 18, 19]);
+    const values = (page.columns[0] as { values: Int32Array }).values;
+    expect(values.buffer).toBeInstanceOf(SharedArrayBuffer);
   });
 });

@@ -3,7 +3,7 @@
 // each commit (append or rewrite), so a reader always sees one consistent snapshot and a failed
 // write changes nothing. All mutation happens on the main thread, one synchronous step per commit.
 
-import { pageBytes, type Column, type Page } from '../data/page.js';
+import { pageBytes, sharedPage, type Column, type Page } from '../data/page.js';
 import { EngineError } from '../util/engine-error.js';
 import type { ColumnMetadata, Connector, Split, TableMetadata } from './catalog.js';
 
@@ -185,38 +185,3 @@ export function splitsOf(pages: readonly Page[], targetRows: number): Split[] {
   return out;
 }
 
-function isShared(a: ArrayBufferView | null): boolean {
-  return a === null || a.buffer instanceof SharedArrayBuffer;
-}
-
-function sharedCopy<T extends ArrayBufferView & { set(a: ArrayLike<number>): void }>(a: T): T {
-  if (a.buffer instanceof SharedArrayBuffer) return a;
-  const ctor = a.constructor as new (b: SharedArrayBuffer, o: number, n: number) => T;
-  const n = (a as unknown as ArrayLike<number>).length;
-  const bytes = Math.max(8, Math.ceil(a.byteLength / 8) * 8);
-  const out = new ctor(new SharedArrayBuffer(bytes), 0, n);
-  out.set(a as unknown as ArrayLike<number>);
-  return out;
-}
-
-function sharedColumn(c: Column): Column {
-  const validity = c.validity === null ? null : sharedCopy(c.validity);
-  switch (c.kind) {
-    case 'fixed':
-      return isShared(c.values) && isShared(c.validity) ? c : { ...c, validity, values: sharedCopy(c.values) };
-    case 'varchar':
-      return isShared(c.offsets) && isShared(c.data) && isShared(c.validity) ? c : { ...c, validity, offsets: sharedCopy(c.offsets), data: sharedCopy(c.data) };
-    case 'dict': {
-      const dictionary = sharedColumn(c.dictionary);
-      return isShared(c.indices) && isShared(c.validity) && dictionary === c.dictionary
-        ? c
-        : { ...c, validity, indices: sharedCopy(c.indices), dictionary: dictionary as typeof c.dictionary };
-    }
-  }
-}
-
-/** The page with every buffer on a SharedArrayBuffer (copying only buffers that are not). */
-export function sharedPage(page: Page): Page {
-  const columns = page.columns.map(sharedColumn);
-  return columns.every((c, i) => c === page.columns[i]) ? page : { length: page.length, columns };
-}

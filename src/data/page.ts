@@ -64,6 +64,16 @@ export function allocShared<C extends TypedArrayConstructor>(ctor: C, length: nu
   return new make(new SharedArrayBuffer(bytes), 0, length);
 }
 
+/**
+ * A typed array on ordinary memory, for a page that stays on the thread that made it (a join's or
+ * a filter's gathered rows feeding the next operator): allocating a SharedArrayBuffer costs about
+ * four times the gather itself (6.5 vs 1.5 ns a row for 40k rows). sharedPage moves such a page's
+ * buffers onto SharedArrayBuffers when it leaves the thread.
+ */
+export function allocLocal<C extends TypedArrayConstructor>(ctor: C, length: number): InstanceType<C> {
+  return new ctor(length) as InstanceType<C>;
+}
+
 /** Which typed array holds a fixed-width type's values, and how many slots one row takes. */
 export function fixedLayout(type: SqlType): { ctor: TypedArrayConstructor; slotsPerRow: number } {
   switch (type.id) {
@@ -300,4 +310,40 @@ export function pageBytes(page: Page): number {
   let n = 0;
   for (const c of page.columns) n += columnBytes(c);
   return n;
+}
+
+function isShared(a: ArrayBufferView | null): boolean {
+  return a === null || a.buffer instanceof SharedArrayBuffer;
+}
+
+function sharedCopy<T extends ArrayBufferView & { set(a: ArrayLike<number>): void }>(a: T): T {
+  if (a.buffer instanceof SharedArrayBuffer) return a;
+  const ctor = a.constructor as new (b: SharedArrayBuffer, o: number, n: number) => T;
+  const n = (a as unknown as ArrayLike<number>).length;
+  const bytes = Math.max(8, Math.ceil(a.byteLength / 8) * 8);
+  const out = new ctor(new SharedArrayBuffer(bytes), 0, n);
+  out.set(a as unknown as ArrayLike<number>);
+  return out;
+}
+
+function sharedColumn(c: Column): Column {
+  const validity = c.validity === null ? null : sharedCopy(c.validity);
+  switch (c.kind) {
+    case 'fixed':
+      return isShared(c.values) && isShared(c.validity) ? c : { ...c, validity, values: sharedCopy(c.values) };
+    case 'varchar':
+      return isShared(c.offsets) && isShared(c.data) && isShared(c.validity) ? c : { ...c, validity, offsets: sharedCopy(c.offsets), data: sharedCopy(c.data) };
+    case 'dict': {
+      const dictionary = sharedColumn(c.dictionary);
+      return isShared(c.indices) && isShared(c.validity) && dictionary === c.dictionary
+        ? c
+        : { ...c, validity, indices: sharedCopy(c.indices), dictionary: dictionary as typeof c.dictionary };
+    }
+  }
+}
+
+/** The page with every buffer on a SharedArrayBuffer (copying only buffers that are not). */
+export function sharedPage(page: Page): Page {
+  const columns = page.columns.map(sharedColumn);
+  return columns.every((c, i) => c === page.columns[i]) ? page : { length: page.length, columns };
 }

@@ -1,12 +1,14 @@
 // Gathering rows by a selection vector: the one place rows are copied after a filter, and only for
-// columns that are actually projected (late materialization).
+// columns that are actually projected (late materialization). Gathered rows are on ordinary
+// memory (allocLocal): they feed the next operator on this thread; a page leaving it is shared
+// then (sharedPage).
 
-import { allocShared, type Column, type DictionaryColumn, type FixedColumn, type VarcharColumn } from '../data/page.js';
+import { allocLocal, allocShared, type Column, type DictionaryColumn, type FixedColumn, type VarcharColumn } from '../data/page.js';
 import { fixedLayout } from '../data/page.js';
 
 function gatherValidity(validity: Uint8Array | null, sel: Int32Array, count: number): Uint8Array | null {
   if (validity === null) return null;
-  const out = allocShared(Uint8Array, Math.ceil(count / 8));
+  const out = allocLocal(Uint8Array, Math.ceil(count / 8));
   let anyNull = false;
   for (let j = 0; j < count; j++) {
     const i = sel[j];
@@ -47,26 +49,26 @@ function gatherValues(col: FixedColumn, sel: Int32Array, count: number): FixedCo
   if (src instanceof Float64Array) return gatherFloat64(src, sel, count);
   if (src instanceof Int32Array) return fixedLayout(col.type).slotsPerRow === 2 ? gatherPairs(src, sel, count) : gatherInt32(src, sel, count);
   const { ctor } = fixedLayout(col.type);
-  const values = allocShared(ctor, count);
+  const values = allocLocal(ctor, count);
   for (let j = 0; j < count; j++) values[j] = src[sel[j]];
   return values;
 }
 
 function gatherFloat64(src: Float64Array, sel: Int32Array, count: number): Float64Array {
-  const values = allocShared(Float64Array, count);
+  const values = allocLocal(Float64Array, count);
   for (let j = 0; j < count; j++) values[j] = src[sel[j]];
   return values;
 }
 
 function gatherInt32(src: Int32Array, sel: Int32Array, count: number): Int32Array {
-  const values = allocShared(Int32Array, count);
+  const values = allocLocal(Int32Array, count);
   for (let j = 0; j < count; j++) values[j] = src[sel[j]];
   return values;
 }
 
 /** Two Int32 slots per row (bigint, timestamp). */
 function gatherPairs(src: Int32Array, sel: Int32Array, count: number): Int32Array {
-  const values = allocShared(Int32Array, 2 * count);
+  const values = allocLocal(Int32Array, 2 * count);
   for (let j = 0; j < count; j++) {
     const i = sel[j];
     values[2 * j] = src[2 * i];
@@ -76,7 +78,7 @@ function gatherPairs(src: Int32Array, sel: Int32Array, count: number): Int32Arra
 }
 
 function gatherBits(src: Uint8Array, sel: Int32Array, count: number): Uint8Array {
-  const values = allocShared(Uint8Array, Math.ceil(count / 8));
+  const values = allocLocal(Uint8Array, Math.ceil(count / 8));
   for (let j = 0; j < count; j++) {
     const i = sel[j];
     if ((src[i >> 3] >> (i & 7)) & 1) values[j >> 3] |= 1 << (j & 7);
@@ -85,14 +87,14 @@ function gatherBits(src: Uint8Array, sel: Int32Array, count: number): Uint8Array
 }
 
 function gatherStrings(srcOffsets: Int32Array, src: Uint8Array, sel: Int32Array, count: number): { offsets: Int32Array; data: Uint8Array } {
-  const offsets = allocShared(Int32Array, count + 1);
+  const offsets = allocLocal(Int32Array, count + 1);
   let bytes = 0;
   for (let j = 0; j < count; j++) {
     const i = sel[j];
     bytes += srcOffsets[i + 1] - srcOffsets[i];
     offsets[j + 1] = bytes;
   }
-  const data = allocShared(Uint8Array, bytes);
+  const data = allocLocal(Uint8Array, bytes);
   // A plain byte loop: short strings copy faster than a subarray + set per row.
   let pos = 0;
   for (let j = 0; j < count; j++) {

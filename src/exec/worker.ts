@@ -5,7 +5,7 @@
 import { generateTpchSplit, installTextPool, textPoolReady, TEXT_POOL_SIZE, type TpchSplit } from '../connectors/tpch/index.js';
 import { buildTextPool } from '../connectors/tpch/text-pool.js';
 import type { Split } from '../connectors/catalog.js';
-import type { Column, Page } from '../data/page.js';
+import { sharedPage, type Column, type Page } from '../data/page.js';
 import { toEngineError, type SerializedEngineError } from '../util/engine-error.js';
 import { adaptPartialAggregation, runPipeline, type DriverResult } from './pipeline.js';
 import type { FragmentSpec } from './specs.js';
@@ -63,7 +63,7 @@ export function runWorkerRequest(req: WorkerRequest): WorkerResponse {
     const joins = req.joins ?? {};
     if (req.kind === 'claimDrivers') return { ok: true, drivers: runClaimedSplits(req.fragment, req.splits, req.claim, joins, req.textPool) };
     const { fragment } = req;
-    if (fragment.source.kind === 'exchange') return { ok: true, result: runPipeline(fragment, req.pages ?? [], joins) };
+    if (fragment.source.kind === 'exchange') return { ok: true, result: shareOutput(runPipeline(fragment, req.pages ?? [], joins)) };
     if (!req.split) throw new Error('a scan driver needs a split');
     return { ok: true, ...runScan(fragment, req.split, joins, req.textPool) };
   } catch (e) {
@@ -85,11 +85,16 @@ function runClaimedSplits(fragment: FragmentSpec, splits: readonly Split[], clai
   return outcomes;
 }
 
+/** A driver's output pages on SharedArrayBuffers (operators gather into ordinary memory), so they leave this thread by reference. */
+function shareOutput(result: DriverResult): DriverResult {
+  return { ...result, pages: result.pages.map(sharedPage) };
+}
+
 /** A scan driver over one split: cached pages, or columns generated now. */
 function runScan(fragment: FragmentSpec, split: Split, joins: Readonly<Record<number, JoinTable>>, textPool: Uint8Array | undefined): DriverOutcome {
   if (fragment.source.kind !== 'scan') throw new Error('a split needs a scan fragment');
   const columns = fragment.source.columns;
-  if (split.kind === 'pages') return { result: runPipeline(fragment, split.pages.map((p) => project(p, columns)), joins) };
+  if (split.kind === 'pages') return { result: shareOutput(runPipeline(fragment, split.pages.map((p) => project(p, columns)), joins)) };
   if (split.connector !== 'tpch') throw new Error(`no generator for connector ${split.connector}`);
   if (!textPoolReady() && textPool) installTextPool(textPool);
   // Generate only the missing columns; combined with the cached ones they make the scan's page.
@@ -98,7 +103,7 @@ function runScan(fragment: FragmentSpec, split: Split, joins: Readonly<Record<nu
   split.columns.forEach((c, k) => (full[c] = generated.columns[k]));
   const page: Page = { length: generated.length, columns: full as Column[] };
   return {
-    result: runPipeline(fragment, [project(page, columns)], joins),
+    result: shareOutput(runPipeline(fragment, [project(page, columns)], joins)),
     generated: { cacheKey: split.cacheKey, length: generated.length, positions: split.columns, columns: generated.columns },
   };
 }
