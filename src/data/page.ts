@@ -103,10 +103,10 @@ export function fixedLayout(type: SqlType): { ctor: TypedArrayConstructor; slots
 }
 
 /** Allocates an all-zero fixed-width column of `length` rows. */
-export function allocFixedColumn(type: SqlType, length: number, withValidity = false): FixedColumn {
+export function allocFixedColumn(type: SqlType, length: number, withValidity = false, alloc: typeof allocShared = allocShared): FixedColumn {
   const { ctor, slotsPerRow } = fixedLayout(type);
-  const values = allocShared(ctor, Math.ceil(length * slotsPerRow));
-  const validity = withValidity ? allocShared(Uint8Array, Math.ceil(length / 8)) : null;
+  const values = alloc(ctor, Math.ceil(length * slotsPerRow));
+  const validity = withValidity ? alloc(Uint8Array, Math.ceil(length / 8)) : null;
   return { kind: 'fixed', type, length, validity, values };
 }
 

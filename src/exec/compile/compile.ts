@@ -2,7 +2,7 @@
 // becomes one fused loop writing every computed column. Kernels are specialised to the input
 // columns' layouts and nullability and cached per worker by (expressions, shapes).
 
-import { allocFixedColumn, VarcharBuilder, type Column, type FixedColumn, type Page } from '../../data/page.js';
+import { allocFixedColumn, allocLocal, VarcharBuilder, type Column, type FixedColumn, type Page } from '../../data/page.js';
 import type { SqlType } from '../../data/types.js';
 import type { Expr } from '../../sql/ir.js';
 import { KernelBuilder, paren, type ColumnShape } from './emit.js';
@@ -294,7 +294,8 @@ export function compileProjection(exprs: readonly (Expr | null)[], shapes: reado
       if (!e) return { anyNull: false };
       if (e.type.id === 'varchar') return { builder: new VarcharBuilder(e.type, count), anyNull: false };
       // Validity only where the expression can be NULL (the kernel never writes it otherwise).
-      const col = allocFixedColumn(e.type, count, nullable?.[j] ?? true);
+      // Ordinary memory: the next operator reads it here; a page leaving the thread is shared then.
+      const col = allocFixedColumn(e.type, count, nullable?.[j] ?? true, allocLocal);
       col.validity?.fill(0xff);
       return { values: col.values, validity: col.validity, anyNull: false };
     });
