@@ -15,7 +15,7 @@ describe('shared garbage', () => {
     await new Promise((resolve) => setTimeout(resolve, 0));
     droppedSharedBytes(60 * 1024 * 1024);
     expect(sharedGarbageCollections()).toBe(before + 1);
-    // The collection is incremental: wait for it to finish (bounded).
+    // The collection runs after the current task: wait for it (bounded).
     for (let i = 0; i < 200 && ref.deref() !== undefined; i++) await new Promise((resolve) => setTimeout(resolve, 10));
     expect(ref.deref()).toBeUndefined();
   });
