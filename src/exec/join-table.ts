@@ -53,40 +53,32 @@ const NO_KEY_INDEX: KeyIndex = { direct: null, directNext: null, keyBits: null, 
 /**
  * The key index of a two-key build (see JoinTable.indexedKey): over the key with the wider
  * integer range, which has fewer rows per key to compare the other on (partsupp's partkey, four
- * rows each, rather than its suppkey, eighty), else over the other.
+ * rows each, rather than its suppkey, eighty), else over the other. A row with a NULL in either
+ * key is left out of the index: NULL never joins.
  */
 function pairIndex(keys: readonly (Float64Array | null)[], nulls: readonly (Uint8Array | null)[], n: number): { index: KeyIndex; indexedKey: number } {
-  if (keys.length !== 2 || keys[0] === null || keys[1] === null) return { index: NO_KEY_INDEX, indexedKey: -1 };
+  const [a, b] = keys;
+  if (keys.length !== 2 || a === null || b === null) return { index: NO_KEY_INDEX, indexedKey: -1 };
+  const skip = eitherNull(nulls[0], nulls[1], n);
+  const ranges = [integerRange(a, skip, n), integerRange(b, skip, n)];
   const width = (k: number): number => {
-    const r = integerRange(keys[k] as Float64Array, nulls[k], n);
+    const r = ranges[k];
     return r === null ? -1 : r.max - r.min;
   };
-  const order = width(1) > width(0) ? [1, 0] : [0, 1];
-  for (const k of order) {
-    const index = keyIndex(keys[k] as Float64Array, nulls[k], n);
-    // Rows with a NULL in the other key are left out of the chains: NULL never joins.
-    if (index.direct !== null) return { index: withoutNullRows(index, nulls[1 - k]), indexedKey: k };
+  for (const k of width(1) > width(0) ? [1, 0] : [0, 1]) {
+    const index = keyIndex(k === 0 ? a : b, skip, n, ranges[k]);
+    if (index.direct !== null) return { index, indexedKey: k };
   }
   return { index: NO_KEY_INDEX, indexedKey: -1 };
 }
 
-/** Unlinks rows whose `nulls` flag is set from the index's chains. */
-function withoutNullRows(index: KeyIndex, nulls: Uint8Array | null): KeyIndex {
-  if (nulls === null || !nulls.includes(1)) return index;
-  const direct = index.direct as Int32Array;
-  const chain = index.directNext as Int32Array;
-  for (let slot = 0; slot < direct.length; slot++) {
-    let prev = -1;
-    for (let j = direct[slot]; j >= 0; j = chain[j]) {
-      if (nulls[j] !== 1) {
-        prev = j;
-        continue;
-      }
-      if (prev < 0) direct[slot] = chain[j];
-      else chain[prev] = chain[j];
-    }
-  }
-  return index;
+/** Per row, 1 where either flag array has a NULL (null when neither has one). */
+function eitherNull(a: Uint8Array | null, b: Uint8Array | null, n: number): Uint8Array | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  const out = new Uint8Array(n);
+  for (let r = 0; r < n; r++) out[r] = a[r] | b[r];
+  return out;
 }
 
 /** The number of set bits of a 32-bit integer. */
@@ -112,8 +104,7 @@ function integerRange(keys: Float64Array, nulls: Uint8Array | null, n: number): 
 }
 
 /** Direct index (dense range) or rank index (sparse range) for a single integer key (see JoinTable). */
-function keyIndex(keys: Float64Array, nulls: Uint8Array | null, n: number): KeyIndex {
-  const bounds = n === 0 ? null : integerRange(keys, nulls, n);
+function keyIndex(keys: Float64Array, nulls: Uint8Array | null, n: number, bounds = n === 0 ? null : integerRange(keys, nulls, n)): KeyIndex {
   if (!bounds) return NO_KEY_INDEX;
   const range = bounds.max - bounds.min + 1;
   const dense = range * 4 <= DIRECT_BYTES_PER_ROW * n + 4096;

@@ -38,6 +38,19 @@ function keyScratch(keys: number, rows: number): Float64Array[] {
   return scratch;
 }
 
+/**
+ * The key index slot of `k` (a probe key − the build's minimum): k itself over a dense range, its
+ * rank over a sparse one; -1 when no build row has that key (out of range, NaN, not an integer,
+ * or not in the rank bitmap).
+ */
+function keySlot(k: number, range: number, bits: Int32Array | null, ranks: Int32Array | null): number {
+  if (!(k >= 0 && k < range) || (k | 0) !== k) return -1;
+  if (bits === null || ranks === null) return k;
+  const word = bits[k >>> 5];
+  const bit = 1 << (k & 31);
+  return (word & bit) === 0 ? -1 : ranks[k >>> 5] + bitCount(word & (bit - 1));
+}
+
 export class HashJoinOperator implements Operator, SelectionSink {
   readonly stats: OperatorStats;
   /**
@@ -147,10 +160,12 @@ export class HashJoinOperator implements Operator, SelectionSink {
     return count;
   }
 
-  /** The build's integer key index, as locals for the probe loops. */
-  private keyIndex(): { direct: Int32Array; chain: Int32Array; min: number; bits: Int32Array | null; ranks: Int32Array | null } {
+  /** The build's integer key index, as locals for the probe loops; `range` bounds key − min. */
+  private keyIndex(): { direct: Int32Array; chain: Int32Array; min: number; range: number; bits: Int32Array | null; ranks: Int32Array | null } {
     const t = this.table;
-    return { direct: t.direct as Int32Array, chain: t.directNext as Int32Array, min: t.keyMin, bits: t.keyBits, ranks: t.keyRanks };
+    const direct = t.direct as Int32Array;
+    const bits = t.keyBits;
+    return { direct, chain: t.directNext as Int32Array, min: t.keyMin, range: bits !== null ? bits.length * 32 : direct.length, bits, ranks: t.keyRanks };
   }
 
   /**
@@ -159,8 +174,7 @@ export class HashJoinOperator implements Operator, SelectionSink {
    * row `rows[i]` of a virtual page (see process).
    */
   private matchDirect(n: number, keys: Float64Array | null, nulls: Uint8Array | null, pairs: Int32Array | null, rows: Int32Array | null): number {
-    const { direct, chain, min, bits, ranks } = this.keyIndex();
-    const range = bits !== null ? bits.length * 32 : direct.length;
+    const { direct, chain, min, range, bits, ranks } = this.keyIndex();
     const firstOnly = this.firstOnly;
     let count = 0;
     for (let i = 0; i < n; i++) {
@@ -172,16 +186,8 @@ export class HashJoinOperator implements Operator, SelectionSink {
         if (nulls !== null && nulls[i] === 1) continue;
         x = (keys as Float64Array)[i];
       }
-      const k = x - min;
-      // Out of range, NaN or not an integer: no build row has that key.
-      if (!(k >= 0 && k < range) || (k | 0) !== k) continue;
-      let slot = k;
-      if (bits !== null && ranks !== null) {
-        const word = bits[k >>> 5];
-        const bit = 1 << (k & 31);
-        if ((word & bit) === 0) continue;
-        slot = ranks[k >>> 5] + bitCount(word & (bit - 1));
-      }
+      const slot = keySlot(x - min, range, bits, ranks);
+      if (slot < 0) continue;
       for (let j = direct[slot]; j >= 0; j = firstOnly ? -1 : chain[j]) this.push(count++, i, j);
     }
     return count;
@@ -193,11 +199,10 @@ export class HashJoinOperator implements Operator, SelectionSink {
    * range is tested) into a rank index (sparse keys) or a direct one.
    */
   private matchInt64(n: number, pairs: Int32Array): number {
-    const { direct, chain, min, bits, ranks } = this.keyIndex();
+    const { direct, chain, min, range, bits, ranks } = this.keyIndex();
     const firstOnly = this.firstOnly;
     let count = 0;
     if (bits !== null && ranks !== null) {
-      const range = bits.length * 32;
       for (let i = 0; i < n; i++) {
         const k = pairs[2 * i + 1] * 4294967296 + (pairs[2 * i] >>> 0) - min;
         if (!(k >= 0 && k < range)) continue;
@@ -208,7 +213,6 @@ export class HashJoinOperator implements Operator, SelectionSink {
       }
       return count;
     }
-    const range = direct.length;
     for (let i = 0; i < n; i++) {
       const k = pairs[2 * i + 1] * 4294967296 + (pairs[2 * i] >>> 0) - min;
       if (!(k >= 0 && k < range)) continue;
@@ -222,22 +226,13 @@ export class HashJoinOperator implements Operator, SelectionSink {
    * equal `indexed` key, and the `other` key is compared on each (partsupp: four rows per partkey).
    */
   private matchIndexedPair(n: number, indexed: Float64Array, other: Float64Array, nullsIndexed: Uint8Array | null, nullsOther: Uint8Array | null, buildOther: Float64Array): number {
-    const { direct, chain, min, bits, ranks } = this.keyIndex();
-    const range = bits !== null ? bits.length * 32 : direct.length;
+    const { direct, chain, min, range, bits, ranks } = this.keyIndex();
     const firstOnly = this.firstOnly;
     let count = 0;
     for (let i = 0; i < n; i++) {
       if ((nullsIndexed !== null && nullsIndexed[i] === 1) || (nullsOther !== null && nullsOther[i] === 1)) continue;
-      const k = indexed[i] - min;
-      // Out of range, NaN or not an integer: no build row has that key.
-      if (!(k >= 0 && k < range) || (k | 0) !== k) continue;
-      let slot = k;
-      if (bits !== null && ranks !== null) {
-        const word = bits[k >>> 5];
-        const bit = 1 << (k & 31);
-        if ((word & bit) === 0) continue;
-        slot = ranks[k >>> 5] + bitCount(word & (bit - 1));
-      }
+      const slot = keySlot(indexed[i] - min, range, bits, ranks);
+      if (slot < 0) continue;
       const y = other[i];
       for (let j = direct[slot]; j >= 0; j = chain[j]) {
         if (buildOther[j] !== y) continue;
@@ -253,19 +248,11 @@ export class HashJoinOperator implements Operator, SelectionSink {
    * in the probe loop itself (no pairs written and read back; Q22's 1.5M orders marking customers).
    */
   private markInt64(n: number, pairs: Int32Array, rows: Int32Array | null, matched: Uint8Array): void {
-    const { direct, chain, min, bits, ranks } = this.keyIndex();
-    const range = bits !== null ? bits.length * 32 : direct.length;
+    const { direct, chain, min, range, bits, ranks } = this.keyIndex();
     for (let i = 0; i < n; i++) {
       const r = rows === null ? i : rows[i];
-      const k = pairs[2 * r + 1] * 4294967296 + (pairs[2 * r] >>> 0) - min;
-      if (!(k >= 0 && k < range)) continue;
-      let slot = k;
-      if (bits !== null && ranks !== null) {
-        const word = bits[k >>> 5];
-        const bit = 1 << (k & 31);
-        if ((word & bit) === 0) continue;
-        slot = ranks[k >>> 5] + bitCount(word & (bit - 1));
-      }
+      const slot = keySlot(pairs[2 * r + 1] * 4294967296 + (pairs[2 * r] >>> 0) - min, range, bits, ranks);
+      if (slot < 0) continue;
       for (let j = direct[slot]; j >= 0; j = chain[j]) matched[j] = 1;
     }
   }
