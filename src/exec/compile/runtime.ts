@@ -158,13 +158,14 @@ export function byteLikeColumnMatcher(pattern: string): ((col: { readonly length
  * (1 per matching row), or null when a literal is not ASCII. An ASCII literal of `length`
  * characters matches exactly the rows whose first `length` bytes are its bytes (those bytes are
  * then ASCII, so they are the first `length` characters); a shorter literal matches only a row
- * that is exactly it.
+ * that is exactly it, a longer one nothing. So a row's key is its first `length` bytes (all of a
+ * shorter row), compared with the literals' keys: for at most 3 bytes the bytes and their count
+ * packed into one integer (no string per row: Q22's phone prefixes, 60 -> about 10 ns a row).
  */
 export function prefixInColumnMatcher(length: number, literals: readonly string[]): ((col: { readonly length: number; readonly data: Uint8Array; readonly offsets: Int32Array }) => Uint8Array) | null {
   if (!Number.isInteger(length) || length < 1 || literals.some((t) => !/^[\x00-\x7f]*$/u.test(t))) return null;
-  const full = new Set(literals.filter((t) => t.length === length));
-  const whole = new Set(literals.filter((t) => t.length < length));
-  if (length <= 3) return shortPrefixInMatcher(length, [...full, ...whole]);
+  const keyOf = length <= 3 ? packedKey : byteStringKey;
+  const keys = new Set(literals.filter((t) => t.length <= length).map((t) => keyOf(Array.from(t, (c) => c.charCodeAt(0)), 0, t.length)));
   return (col) => {
     const n = col.length;
     const hits = new Uint8Array(n);
@@ -172,39 +173,24 @@ export function prefixInColumnMatcher(length: number, literals: readonly string[
     for (let r = 0; r < n; r++) {
       const start = offsets[r];
       const size = offsets[r + 1] - start;
-      const candidates = size >= length ? full : whole;
-      if (candidates.size === 0) continue;
-      // The row's first `length` bytes (or all of a shorter row) as a one-char-per-byte string.
-      let key = '';
-      for (let b = 0, end = Math.min(size, length); b < end; b++) key += String.fromCharCode(data[start + b]);
-      if (candidates.has(key)) hits[r] = 1;
+      if (keys.has(keyOf(data, start, size < length ? size : length))) hits[r] = 1;
     }
     return hits;
   };
 }
 
-/**
- * prefixInColumnMatcher for prefixes of at most 3 bytes: a row's first bytes and their count
- * packed into one small integer (no string per row: Q22's phone prefixes, 60 -> about 10 ns a row).
- */
-function shortPrefixInMatcher(length: number, literals: readonly string[]): (col: { readonly length: number; readonly data: Uint8Array; readonly offsets: Int32Array }) => Uint8Array {
-  const pack = (codes: ArrayLike<number>, start: number, count: number): number => {
-    let key = count << 24;
-    for (let b = 0; b < count; b++) key |= codes[start + b] << (8 * b);
-    return key;
-  };
-  const keys = new Set(literals.map((t) => pack(Array.from(t, (c) => c.charCodeAt(0)), 0, t.length)));
-  return (col) => {
-    const n = col.length;
-    const hits = new Uint8Array(n);
-    const { data, offsets } = col;
-    for (let r = 0; r < n; r++) {
-      const start = offsets[r];
-      const size = offsets[r + 1] - start;
-      if (keys.has(pack(data, start, size < length ? size : length))) hits[r] = 1;
-    }
-    return hits;
-  };
+/** `count` (at most 3) bytes and their count as one integer. */
+function packedKey(codes: ArrayLike<number>, start: number, count: number): number | string {
+  let key = count << 24;
+  for (let b = 0; b < count; b++) key |= codes[start + b] << (8 * b);
+  return key;
+}
+
+/** `count` bytes as a one-char-per-byte string. */
+function byteStringKey(codes: ArrayLike<number>, start: number, count: number): number | string {
+  let key = '';
+  for (let b = 0; b < count; b++) key += String.fromCharCode(codes[start + b]);
+  return key;
 }
 
 const likeCache = new Map<string, (s: string) => boolean>();
