@@ -1,6 +1,7 @@
 // Running a planned query: one task per stage, all started at once; a stage that probes hash
-// joins first waits for their tables. A scan stage sends one driver per split to the worker pool
-// (at most one per thread at a time, paused while its output buffer is full). An exchange stage
+// joins first waits for their tables. A scan stage runs one driver per split on the worker pool:
+// when it ends in a reducing aggregation every worker claims splits from a shared counter;
+// otherwise one request per split, two in flight per thread, paused while its output buffer is full. An exchange stage
 // reads its child's buffer: streaming operators run inline as pages arrive (joins on the pool, one
 // driver per batch), blocking ones (aggregation, sort) as one driver over all input — on the pool
 // when the input is large. A build stage's output is collected and hashed into a JoinTable in
@@ -50,7 +51,7 @@ interface Upstream {
 /**
  * Whether a scan stage's workers claim its splits themselves (runClaimedSplits): its output must
  * be small, since each worker holds it until its last split: the fragment ends in an aggregation
- * that reduces (not passed through), with no LIMIT. And there must be splits to share.
+ * that reduces (not passed through; then no LIMIT ends it early). And there must be splits to share.
  */
 function claimsSplits(fragment: FragmentSpec, splits: readonly Split[], threads: number): boolean {
   const last = fragment.operators[fragment.operators.length - 1];
@@ -259,14 +260,23 @@ export class QueryExecution {
     }
     const source = request.fragment.source;
     const split = request.split && source.kind === 'scan' ? onlyColumns(request.split, source.columns) : request.split;
-    const needsPool = split?.kind === 'generated' && needsTextPool(split.descriptor, split.columns);
-    const textPool = needsPool ? await this.ctx.textPool() : undefined;
+    const textPool = await this.textPoolFor(split ? [split] : []);
     const response = await this.ctx.pool.run({ ...request, split, textPool });
     if (!response.ok) throw toEngineError(response.error);
     if (!('result' in response)) throw new Error('unexpected worker response');
-    const g = response.generated;
-    if (g) this.ctx.tpch.store(g.cacheKey, g.length, g.positions, g.columns);
-    return response.result;
+    return this.takeOutcome(response);
+  }
+
+  /** The TPC-H text pool when a split generates a column that needs it. */
+  private async textPoolFor(splits: readonly Split[]): Promise<Uint8Array | undefined> {
+    const needed = splits.some((split) => split.kind === 'generated' && needsTextPool(split.descriptor, split.columns));
+    return needed ? this.ctx.textPool() : undefined;
+  }
+
+  /** A driver's result, after caching the columns it generated. */
+  private takeOutcome({ result, generated }: DriverOutcome): DriverResult {
+    if (generated) this.ctx.tpch.store(generated.cacheKey, generated.length, generated.positions, generated.columns);
+    return result;
   }
 
   private async runSourceTask(stage: StagePlan, task: SqlTask, joins: Joins): Promise<void> {
@@ -295,8 +305,7 @@ export class QueryExecution {
     const { fragment } = stage;
     const columns = fragment.source.kind === 'scan' ? fragment.source.columns : [];
     const prepared = splits.map((split) => onlyColumns(split, columns));
-    const needsPool = prepared.some((split) => split.kind === 'generated' && needsTextPool(split.descriptor, split.columns));
-    const textPool = needsPool ? await this.ctx.textPool() : undefined;
+    const textPool = await this.textPoolFor(prepared);
     if (this.stopped) return;
     const claim = new Int32Array(new SharedArrayBuffer(8));
     this.splitClaims.set(stage.stageId, claim);
@@ -313,15 +322,15 @@ export class QueryExecution {
       if (this.stopped) return;
       // In split order, as drivers one by one would have produced them.
       outcomes.sort((a, b) => (a.split ?? 0) - (b.split ?? 0));
-      for (const { result, generated } of outcomes) {
-        if (generated) this.ctx.tpch.store(generated.cacheKey, generated.length, generated.positions, generated.columns);
+      for (const outcome of outcomes) {
+        const result = this.takeOutcome(outcome);
         task.recordDriver(result);
         for (const page of result.pages) task.outputBuffer.enqueue(page);
       }
       this.checkMemory();
     } finally {
       this.splitClaims.delete(stage.stageId);
-      // Splits never claimed (stopped) count as completed, as skipped ones do.
+      // Every split counts as completed, also those never claimed (stopped), as skipped ones do.
       task.runningDrivers = 0;
       task.completedDrivers += splits.length;
     }

@@ -1,6 +1,7 @@
 // Piscina entry: runs one driver (a fragment's pipeline over one split or one batch of exchanged
-// pages), or scan drivers over the splits it claims from a stage's shared list, on a worker thread. Pages in and out are SharedArrayBuffer-backed, so nothing is copied.
-// Errors come back as data: structured clone would drop an EngineError's code.
+// pages), or scan drivers over the splits it claims from a stage's shared list, on a worker thread.
+// Pages in and out are SharedArrayBuffer-backed, so nothing is copied. Errors come back as data:
+// structured clone would drop an EngineError's code.
 
 import { generateTpchSplit, installTextPool, textPoolReady, TEXT_POOL_SIZE, type TpchSplit } from '../connectors/tpch/index.js';
 import { buildTextPool } from '../connectors/tpch/text-pool.js';
@@ -85,7 +86,10 @@ function runClaimedSplits(fragment: FragmentSpec, splits: readonly Split[], clai
   return outcomes;
 }
 
-/** A driver's output pages on SharedArrayBuffers (operators gather into ordinary memory), so they leave this thread by reference. */
+/**
+ * A driver's output pages on SharedArrayBuffers (operators gather into ordinary memory), so they
+ * leave this thread by reference.
+ */
 function shareOutput(result: DriverResult): DriverResult {
   return { ...result, pages: result.pages.map(sharedPage) };
 }

@@ -107,9 +107,6 @@ export function compileAggregateUpdate(args: readonly (Expr | null)[], ops: read
 /** Rows a filtered kernel first runs on, into a scratch block (see its update). */
 const PRIMING_ROWS = 16;
 
-/** Keys whose filtered kernel cannot be built (see compileFilteredAggregateUpdate). */
-const unfusable = new Set<string>();
-
 /**
  * The filter and the aggregation in one loop over a whole page: every row's predicate and
  * arguments are computed, and the row is added into its group's block row when kept, into the
@@ -124,15 +121,12 @@ export function compileFilteredAggregateUpdate(
   shapes: readonly ColumnShape[],
   rows: CodeRowSource,
 ): FilteredAggregateUpdateKernel | null {
+  // The operator asks again only while the answer is yes: a decline ends its attempts.
+  if (!args.every((a) => a === null || speculationSafe(a, shapes))) return null;
   const predicateFacts = factsOf(predicate);
   const argFacts = factsOf(args);
   const used = new Set([...predicateFacts.used, ...argFacts.used]);
   const key = `AF|${ops.join(',')}|${JSON.stringify(rows)}|${predicateFacts.text}|${argFacts.text}|${shapeKey(shapes, used)}`;
-  if (unfusable.has(key)) return null;
-  if (!args.every((a) => a === null || speculationSafe(a, shapes))) {
-    unfusable.add(key);
-    return null;
-  }
   const entry = cached<RawFilteredUpdate>(key, () => {
     const b = new KernelBuilder(shapes);
     const body: string[] = [];

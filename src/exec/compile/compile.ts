@@ -41,8 +41,6 @@ interface CachedKernel<T extends RawKernel> {
 const cache = new Map<string, CachedKernel<RawKernel>>();
 const CACHE_LIMIT = 2000;
 
-/** Whether kernels are compiled; tests may switch to the reference evaluator. */
-export let lastCompiledSource = '';
 
 export function shapesOf(page: Page): ColumnShape[] {
   return page.columns.map((c) => ({ kind: c.kind, type: c.type, nullable: c.validity !== null }));
@@ -90,7 +88,6 @@ export function cached<T extends RawKernel>(key: string, build: () => Omit<Cache
     hit = { ...built, fn };
     if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
     cache.set(key, hit);
-    lastCompiledSource = built.source;
   }
   return hit as CachedKernel<T>;
 }

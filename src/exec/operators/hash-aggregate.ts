@@ -110,8 +110,13 @@ export class HashAggregateOperator implements Operator, SelectionSink, FilterSin
   addSelected(page: Page, sel: Int32Array | null, count: number, projections: readonly Expr[], shapes: readonly ColumnShape[]): number {
     const start = nowNanos();
     if (!this.updateFused(page, sel, count, projections, shapes)) return -1;
+    return this.countTaken(start, count);
+  }
+
+  /** Counts rows taken from an upstream filter without a page; returns the nanoseconds since `start`. */
+  private countTaken(start: number, rows: number): number {
     this.stats.addInputCalls++;
-    this.stats.inputPositions += count;
+    this.stats.inputPositions += rows;
     const nanos = nowNanos() - start;
     this.stats.addInputNanos += nanos;
     return nanos;
@@ -143,11 +148,7 @@ export class HashAggregateOperator implements Operator, SelectionSink, FilterSin
     const kept = this.fused.updateFiltered(predicate, args, page.columns, shapes, page.length, keyIndexes.map((i) => page.columns[i]), keyIndexes);
     if (kept < 0) return null;
     this.recordMemory();
-    this.stats.addInputCalls++;
-    this.stats.inputPositions += kept;
-    const nanos = nowNanos() - start;
-    this.stats.addInputNanos += nanos;
-    return { kept, nanos };
+    return { kept, nanos: this.countTaken(start, kept) };
   }
 
   /**
