@@ -42,7 +42,7 @@ export async function createApp(config: Config, logger: Logger = createLogger({ 
 
   // ── Subsystem routes: one line each (coordinator, identity, ...). Keep this block short. ──────
   registerNodeRoutes(router, health, () => baseUrl, { version: VERSION, environment: config.environment, nodeId: 'coordinator' });
-  registerCoordinator({ router, logger, workers: config.workers, queryMaxMemoryBytes: config.queryMaxMemoryBytes, memoryMaxDataBytes: config.memoryMaxDataBytes, queryClientTimeoutMs: config.queryClientTimeoutMs, version: VERSION, nodeUri: () => baseUrl, onClose: ctx.onClose });
+  registerCoordinator({ router, logger, workers: config.workers, queryMaxMemoryBytes: config.queryMaxMemoryBytes, memoryMaxDataBytes: config.memoryMaxDataBytes, queryClientTimeoutMs: config.queryClientTimeoutMs, queryMaxHistory: config.queryMaxHistory, version: VERSION, nodeUri: () => baseUrl, onClose: ctx.onClose });
   registerIdentityRoutes(router, await openIdentityService({ dataDir: config.dataDir, adminUsername: config.adminUsername, adminPassword: config.adminPassword, rebuild: config.rebuildIdentity, exitAfterRebuild: config.exitAfterRebuild, logger, onClose: ctx.onClose }));
   // ── end of subsystem routes ───────────────────────────────────────────────────────────────────
 

@@ -24,6 +24,7 @@ const OPTIONS: readonly OptionSpec[] = [
   { key: 'queryMaxMemory', flag: '--query-max-memory', env: 'QUERY_MAX_MEMORY', value: '<size>', defaultText: '1GB', help: 'memory limit of one query (e.g. 512MB)' },
   { key: 'memoryMaxData', flag: '--memory-max-data', env: 'MEMORY_MAX_DATA', value: '<size>', defaultText: '2GB', help: 'bytes all tables of the memory catalog may hold together' },
   { key: 'queryClientTimeout', flag: '--query-client-timeout', env: 'QUERY_CLIENT_TIMEOUT', value: '<duration>', defaultText: '5m', help: 'a query whose results nobody polls for this long is abandoned' },
+  { key: 'queryMaxHistory', flag: '--query-max-history', env: 'QUERY_MAX_HISTORY', value: '<n>', defaultText: '200', help: 'finished queries kept for /v1/query (Trino: query.max-history)' },
   { key: 'maxBodySize', flag: '--max-body-size', env: 'MAX_BODY_SIZE', value: '<size>', defaultText: '1MB', help: 'largest accepted request body; larger ones get 413' },
   { key: 'logLevel', flag: '--log-level', env: 'LOG_LEVEL', value: '<level>', defaultText: 'info', help: LOG_LEVELS.join(', ') },
   { key: 'adminUsername', flag: '--admin-username', env: 'ADMIN_USERNAME', value: '<name>', defaultText: 'admin', help: 'initial administrator of the identity service' },
@@ -42,6 +43,7 @@ type RawConfig = {
   queryMaxMemory?: string;
   memoryMaxData?: string;
   queryClientTimeout?: string;
+  queryMaxHistory?: string;
   maxBodySize?: string;
   logLevel?: string;
   adminUsername?: string;
@@ -92,6 +94,7 @@ const ConfigSchema = z.object({
   queryMaxMemory: sizeText.pipe(z.number().positive('must be positive')).default(1024 ** 3),
   memoryMaxData: sizeText.pipe(z.number().positive('must be positive')).default(2 * 1024 ** 3),
   queryClientTimeout: durationText.pipe(z.number().positive('must be positive')).default(5 * 60_000),
+  queryMaxHistory: integerText(0, 1_000_000).default(200),
   maxBodySize: sizeText.pipe(z.number().positive('must be positive')).default(1024 ** 2),
   logLevel: z.enum(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
   adminUsername: nonEmpty.optional(),
@@ -113,6 +116,8 @@ export interface Config {
   readonly memoryMaxDataBytes: number;
   /** Milliseconds. */
   readonly queryClientTimeoutMs: number;
+  /** Finished queries kept for /v1/query. */
+  readonly queryMaxHistory: number;
   /** Bytes. */
   readonly maxBodyBytes: number;
   readonly logLevel: (typeof LOG_LEVELS)[number];
@@ -198,6 +203,7 @@ export function loadConfig(argv: readonly string[], env: Readonly<Record<string,
     queryMaxMemoryBytes: c.queryMaxMemory,
     memoryMaxDataBytes: c.memoryMaxData,
     queryClientTimeoutMs: c.queryClientTimeout,
+    queryMaxHistory: c.queryMaxHistory,
     maxBodyBytes: c.maxBodySize,
     logLevel: c.logLevel,
     adminUsername: c.adminUsername ?? 'admin',

@@ -93,4 +93,23 @@ describe('OutputBuffer', () => {
     expect(await readers).toEqual([30, 30]);
     expect(b.state).toBe('FINISHED');
   });
+
+  it('onNextChange calls back once on the next page, and not at all once withdrawn', async () => {
+    const b = new OutputBuffer();
+    let calls = 0;
+    b.onNextChange(() => calls++);
+    const withdraw = b.onNextChange(() => (calls += 100));
+    withdraw();
+    b.enqueue(page(3));
+    b.enqueue(page(3));
+    expect(calls).toBe(1);
+    // Nothing can change any more: the callback still comes, asynchronously.
+    b.setNoMorePages();
+    b.acknowledge(b.read(0, 1 << 20).nextToken);
+    let late = 0;
+    b.onNextChange(() => late++);
+    expect(late).toBe(0);
+    await Promise.resolve();
+    expect(late).toBe(1);
+  });
 });

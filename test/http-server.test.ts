@@ -329,6 +329,19 @@ describe('graceful close', () => {
     await server.close();
   });
 
+  it('believes a PROXY header only from its own front door', async () => {
+    const router = new Router();
+    router.add('GET', '/ip', (req) => json(200, { ip: req.remoteAddress }));
+    const server = await listen(router, { host: '127.0.0.1', port: 0, frontDoor: false });
+    // A PROXY v2 header claiming 10.1.2.3:1234 → 127.0.0.1:80, then the request.
+    const proxy = Buffer.from([0x0d, 0x0a, 0x0d, 0x0a, 0x00, 0x0d, 0x0a, 0x51, 0x55, 0x49, 0x54, 0x0a, 0x21, 0x11, 0x00, 0x0c, 10, 1, 2, 3, 127, 0, 0, 1, 0x04, 0xd2, 0x00, 0x50]);
+    const raw = await rawRequest(server.port, Buffer.concat([proxy, Buffer.from('GET /ip HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n')]));
+    const res = parseRaw(raw);
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.body)).toEqual({ ip: '127.0.0.1' });
+    await server.close();
+  });
+
   it('keeps an IPv6 client address through the front door', async () => {
     const router = new Router();
     router.add('GET', '/ip', (req) => json(200, { ip: req.remoteAddress, baseUrl: req.baseUrl }));

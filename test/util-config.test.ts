@@ -12,6 +12,7 @@ describe('loadConfig', () => {
       queryMaxMemoryBytes: 1024 ** 3,
       memoryMaxDataBytes: 2 * 1024 ** 3,
       queryClientTimeoutMs: 300_000,
+      queryMaxHistory: 200,
       maxBodyBytes: 1024 ** 2,
       logLevel: 'info',
       adminUsername: 'admin',
@@ -28,10 +29,12 @@ describe('loadConfig', () => {
     const c = loadConfig([], {
       PORT: '9090', HOST: '127.0.0.1', DATA_DIR: '/tmp/d', WORKERS: '3', QUERY_MAX_MEMORY: '512MB', QUERY_CLIENT_TIMEOUT: '30s',
       MAX_BODY_SIZE: '2MB', LOG_LEVEL: 'debug', ADMIN_USERNAME: 'root', ADMIN_PASSWORD: 's3cret', HTTP_FRONT_DOOR: 'off',
+      QUERY_MAX_HISTORY: '50',
     });
     expect(c).toMatchObject({
       port: 9090, host: '127.0.0.1', dataDir: '/tmp/d', workers: 3, queryMaxMemoryBytes: 512 * 1024 ** 2, queryClientTimeoutMs: 30_000,
       maxBodyBytes: 2 * 1024 ** 2, logLevel: 'debug', adminUsername: 'root', adminPassword: 's3cret', adminCredentialsDefaulted: false, httpFrontDoor: false,
+      queryMaxHistory: 50,
     });
   });
 

@@ -22,6 +22,8 @@ export interface CoordinatorOptions {
   /** Bytes the memory catalog's tables may hold together (unlimited when absent). */
   readonly memoryMaxDataBytes?: number;
   readonly queryClientTimeoutMs: number;
+  /** Finished queries kept for /v1/query; default 200. */
+  readonly queryMaxHistory?: number;
   readonly version: string;
   /** The node's own URI (known once the server listens). */
   readonly nodeUri: () => string;
@@ -104,6 +106,7 @@ export function registerCoordinator(options: CoordinatorOptions): Coordinator {
     logger: options.logger,
     memoryLimitBytes: options.queryMaxMemoryBytes,
     clientTimeoutMs: options.queryClientTimeoutMs,
+    maxHistory: options.queryMaxHistory,
   });
   const textPool = (): Promise<Uint8Array> => (manager as QueryManager).sharedTextPool();
   const standalone = new StandaloneTasks(catalogs, { pool, tpch, textPool, memoryLimitBytes: options.queryMaxMemoryBytes });

@@ -36,6 +36,9 @@ export interface QueryManagerOptions {
   readonly historyTtlMs?: number;
 }
 
+/** Finished queries kept for /v1/query unless configured otherwise. */
+const DEFAULT_MAX_HISTORY = 200;
+
 const COORDINATOR_ID_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
 
 function pad(n: number, width: number): string {
@@ -52,6 +55,9 @@ export class QueryManager implements QueryDriver {
   private textPoolPromise: Promise<Uint8Array> | undefined;
   private readonly writes: WriteExecutor;
   private readonly plans: PlanCache;
+  /** Finished queries whose final answer went out, oldest first (from `answeredHead` on). */
+  private readonly answered: Query[] = [];
+  private answeredHead = 0;
 
   constructor(private readonly options: QueryManagerOptions) {
     const bytes = randomBytes(5);
@@ -104,6 +110,25 @@ export class QueryManager implements QueryDriver {
     if (!q) return false;
     q.cancel();
     return true;
+  }
+
+  /**
+   * Bounds the history as queries are answered, not only on the next sweep: under a stream of
+   * small queries a second's worth of finished queries (10k+) would otherwise stay reachable, be
+   * promoted by every scavenge and cost the main thread its GC time and tail latency.
+   */
+  finalAnswerSent(query: Query): void {
+    this.answered.push(query);
+    const maxHistory = this.options.maxHistory ?? DEFAULT_MAX_HISTORY;
+    while (this.answered.length - this.answeredHead > maxHistory) {
+      const oldest = this.answered[this.answeredHead]!;
+      this.answered[this.answeredHead++] = undefined as unknown as Query;
+      if (this.queries.get(oldest.id) === oldest) this.queries.delete(oldest.id);
+    }
+    if (this.answeredHead >= 1024 && this.answeredHead * 2 >= this.answered.length) {
+      this.answered.splice(0, this.answeredHead);
+      this.answeredHead = 0;
+    }
   }
 
   statementStats(query: Query): Record<string, unknown> {
@@ -272,7 +297,7 @@ export class QueryManager implements QueryDriver {
         q.fail(new EngineError('ABANDONED_QUERY', `Query ${q.id} was abandoned by the client, as it may have exited or stopped checking for query results. Query results have not been accessed since ${new Date(q.lastHeartbeat).toISOString()}: currentTime ${new Date(now).toISOString()}`));
       }
     }
-    const maxHistory = this.options.maxHistory ?? 200;
+    const maxHistory = this.options.maxHistory ?? DEFAULT_MAX_HISTORY;
     const ttl = this.options.historyTtlMs ?? 15 * 60_000;
     const finished = [...this.queries.values()].filter((q) => q.done).sort((a, b) => (a.endTime ?? 0) - (b.endTime ?? 0));
     let excess = finished.length - maxHistory;

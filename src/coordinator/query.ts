@@ -56,6 +56,8 @@ export interface StatementAnswer {
 export interface QueryDriver {
   process(query: Query): Promise<void>;
   statementStats(query: Query): Record<string, unknown>;
+  /** The client has received the query's final answer: it may leave the history from now on. */
+  finalAnswerSent?(query: Query): void;
 }
 
 export interface SessionUpdates {
@@ -200,6 +202,7 @@ export class Query {
     const answer = await pending;
     this.lastFinal = answer.final;
     this.lastHeartbeat = Date.now();
+    if (answer.final) this.driver.finalAnswerSent?.(this);
     return { status: 200, answer };
   }
 
@@ -234,18 +237,27 @@ export class Query {
     return this.state === 'FINISHING' && this.resultDrained;
   }
 
+  /**
+   * Waits for a state change, new result pages (while RUNNING), the client leaving, or `timeoutMs`.
+   * Whichever comes first withdraws the others: a pending timer or buffer waiter would keep this
+   * query and the awaiting request reachable for up to maxWait, long enough to be promoted out of
+   * the young generation under a stream of small queries (measured: ~2 MB promoted per scavenge).
+   */
   private waitForProgress(timeoutMs: number, signal: ClientSignal): Promise<void> {
-    const waits: Promise<void>[] = [new Promise((resolve) => this.stateWaiters.push(resolve))];
-    const root = this.execution?.rootTask;
-    if (root && this.state === 'RUNNING') waits.push(root.outputBuffer.waitForChange(timeoutMs, signal));
-    else
-      waits.push(
-        new Promise((resolve) => {
-          const t = setTimeout(resolve, timeoutMs);
-          signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
-        }),
-      );
-    return Promise.race(waits);
+    return new Promise((resolve) => {
+      let withdrawBufferWait: (() => void) | undefined;
+      const done = (): void => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        withdrawBufferWait?.();
+        resolve();
+      };
+      const timer = setTimeout(done, timeoutMs);
+      signal.addEventListener('abort', done, { once: true });
+      this.stateWaiters.push(done);
+      const root = this.execution?.rootTask;
+      if (root && this.state === 'RUNNING') withdrawBufferWait = root.outputBuffer.onNextChange(done);
+    });
   }
 
   /** Reads result pages from the root task's buffer, up to about targetBytes of JSON. */

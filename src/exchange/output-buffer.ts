@@ -171,6 +171,23 @@ export class OutputBuffer {
     });
   }
 
+  /**
+   * Calls `callback` once on the next change (soon, when nothing can change any more); the returned
+   * function withdraws it. For a caller that also waits on other things and must not leave a waiter
+   * (or a timer) behind when one of those ends the wait first.
+   */
+  onNextChange(callback: () => void): () => void {
+    if (this.aborted || (this.noMorePages && this.entries.length === 0)) {
+      queueMicrotask(callback);
+      return () => undefined;
+    }
+    this.waiters.push(callback);
+    return () => {
+      const i = this.waiters.indexOf(callback);
+      if (i >= 0) this.waiters.splice(i, 1);
+    };
+  }
+
   private wake(): void {
     const w = this.waiters;
     this.waiters = [];

@@ -11,8 +11,8 @@
 // keeps its length); OPTIONS answers 204 with `Allow` unless an OPTIONS handler is registered.
 import { HttpError, json, type Handler, type HttpReply, type HttpRequest, type RouteRegistry } from './types.js';
 
-/** A request as the server builds it, before routing supplies `params`. */
-export type UnroutedRequest = Omit<HttpRequest, 'params'>;
+/** A request as the server builds it; routing sets `params` on it. */
+export type UnroutedRequest = Omit<HttpRequest, 'params'> & { params?: Readonly<Record<string, string>> };
 
 export type RouteMatch =
   | { readonly kind: 'found'; readonly handler: Handler; readonly params: Record<string, string>; readonly pattern: string }
@@ -96,8 +96,11 @@ export class Router implements RouteRegistry {
   /** Routes and runs one request; the reply for unknown paths and methods is made here. */
   async dispatch(request: UnroutedRequest): Promise<HttpReply> {
     const found = this.match(request.method, request.path);
-    // The request keeps its own properties (the lazy `remoteAddress` getter is not evaluated by copying).
-    if (found.kind === 'found') return found.handler(Object.assign(Object.create(request) as HttpRequest, { params: found.params }));
+    if (found.kind === 'found') {
+      // Set in place, not copied: the server's request reads its query and peer lazily.
+      request.params = found.params;
+      return found.handler(request as HttpRequest);
+    }
     if (found.kind === 'not-found') return json(404, { error: 'Not Found' });
     if (request.method === 'OPTIONS') return { status: 204, headers: { Allow: found.allow.join(', ') } };
     return json(405, { error: 'Method Not Allowed' }, { Allow: found.allow.join(', ') });

@@ -24,6 +24,7 @@ import { Disconnection } from '../util/client-signal.js';
 import { silentLogger, type Logger } from '../util/logger.js';
 import { startFrontDoorThread, type FrontDoorThread } from './front-door-thread.js';
 import { formatDataSize } from '../util/wire-format.js';
+import { addressText } from './peer-address.js';
 
 /** Receives one call per request and one per response; NodeHealth implements it. */
 export interface RequestRecorder {
@@ -90,7 +91,30 @@ function loadUws(): Promise<UwsModule> {
   return (uwsModule ??= import('@uwsjs/core').then((m) => m.default as unknown as UwsModule));
 }
 
-const decoder = new TextDecoder();
+/** A request as handlers see it; the query string and the peer's address are read on first use. */
+class IncomingRequest implements UnroutedRequest {
+  params: Readonly<Record<string, string>> | undefined = undefined;
+  private parsedQuery: URLSearchParams | undefined = undefined;
+
+  constructor(
+    readonly method: string,
+    readonly path: string,
+    private readonly rawQuery: string,
+    readonly headers: Readonly<Record<string, string>>,
+    readonly body: Buffer,
+    private readonly peer: () => string,
+    readonly baseUrl: string,
+    readonly signal: Disconnection,
+  ) {}
+
+  get query(): URLSearchParams {
+    return (this.parsedQuery ??= new URLSearchParams(this.rawQuery));
+  }
+
+  get remoteAddress(): string {
+    return this.peer();
+  }
+}
 const NO_RECORDER: RequestRecorder = { recordRequest() {}, recordSuccess() {}, recordFailure() {} };
 
 export async function listen(router: Router, options: ListenOptions = {}): Promise<HttpServer> {
@@ -127,13 +151,15 @@ export async function listen(router: Router, options: ListenOptions = {}): Promi
     req.forEach((name, value) => {
       headers[name] = name in headers ? `${headers[name]}, ${value}` : value;
     });
-    // uWS answers the peer's address as a fresh ArrayBuffer: read it only when a handler asks.
+    // uWS answers the peer's address as a fresh ArrayBuffer: read it only when a handler asks. A
+    // PROXY header is believed only behind our own front door; without it a client could claim any
+    // address by sending one.
     let remoteAddress: string | undefined;
     const peer = (): string => {
       if (remoteAddress === undefined) {
         if (done) return ''; // `res` is gone
-        const proxied = decoder.decode(res.getProxiedRemoteAddressAsText());
-        remoteAddress = compactAddress(proxied !== '' ? proxied : decoder.decode(res.getRemoteAddressAsText()));
+        const proxied = useFrontDoor ? res.getProxiedRemoteAddress() : undefined;
+        remoteAddress = addressText(new Uint8Array(proxied !== undefined && proxied.byteLength > 0 ? proxied : res.getRemoteAddress()));
       }
       return remoteAddress;
     };
@@ -187,23 +213,8 @@ export async function listen(router: Router, options: ListenOptions = {}): Promi
       // uWS neuters the chunk when this callback returns: copy it.
       if (chunk.byteLength > 0) chunks.push(Buffer.from(new Uint8Array(chunk)));
       if (!isLast) return;
-      const request: UnroutedRequest = {
-        method,
-        path,
-        get query() {
-          // Most requests never look at their query string.
-          const query = new URLSearchParams(rawQuery);
-          Object.defineProperty(this, 'query', { value: query });
-          return query;
-        },
-        headers,
-        body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received),
-        get remoteAddress() {
-          return peer();
-        },
-        baseUrl: baseUrlFrom(headers.host, fallbackBaseUrl),
-        signal: disconnection,
-      };
+      const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received);
+      const request = new IncomingRequest(method, path, rawQuery, headers, body, peer, baseUrlFrom(headers.host, fallbackBaseUrl), disconnection);
       void run(request).then(({ r, error }) => reply(r, error));
     });
   });
@@ -318,15 +329,6 @@ function baseUrlFrom(hostHeader: string | undefined, fallback: string): string {
 }
 
 /** uWS writes IPv6 peers in full (`0000:…:0001`): shorten to the usual form (`::1`, `::ffff:7f00:1`). */
-function compactAddress(address: string): string {
-  if (!address.includes(':')) return address;
-  try {
-    return new URL(`http://[${address}]/`).hostname.slice(1, -1);
-  } catch {
-    return address;
-  }
-}
-
 function displayHost(host: string): string {
   if (host === '0.0.0.0' || host === '') return '127.0.0.1';
   if (host === '::') return '[::1]';

@@ -8,6 +8,21 @@ import { gatherColumn } from '../gather.js';
 import { emptyOperatorStats, type OperatorStats } from '../metrics.js';
 import { isFilterSink, streamPage, type FilterSink, type Operator, type PageSink, type SelectionSink } from './operator.js';
 
+/**
+ * The projections a kernel computes (pass-through columns null), one array per projection list:
+ * kernels are cached per expression array, and a cached plan hands the same list to every query.
+ */
+const computedLists = new WeakMap<readonly Expr[], readonly (Expr | null)[]>();
+
+function computedOf(projections: readonly Expr[]): readonly (Expr | null)[] {
+  let computed = computedLists.get(projections);
+  if (!computed) {
+    computed = projections.map((e) => (e.kind === 'column' ? null : e));
+    computedLists.set(projections, computed);
+  }
+  return computed;
+}
+
 export class FilterProjectOperator implements Operator {
   readonly stats: OperatorStats;
   private scratch = new Int32Array(0);
@@ -15,7 +30,7 @@ export class FilterProjectOperator implements Operator {
   private selectionSink: SelectionSink | null = null;
   /** The operator directly downstream, when it may evaluate the filter itself; null once it declined. */
   private filterSink: FilterSink | null = null;
-  /** The projections computed by a kernel (pass-through columns null), built once: kernels are keyed per array. */
+  /** The projections computed by a kernel (pass-through columns null). */
   private readonly computed: readonly (Expr | null)[];
 
   constructor(
@@ -25,7 +40,7 @@ export class FilterProjectOperator implements Operator {
     private readonly next: PageSink,
   ) {
     this.stats = emptyOperatorStats(operatorId, 'FilterAndProjectOperator');
-    this.computed = projections.map((e) => (e.kind === 'column' ? null : e));
+    this.computed = computedOf(projections);
   }
 
   /** Hands selected rows straight to `sink` from now on, whenever it can take them. */
