@@ -4,6 +4,7 @@ import { Worker } from 'node:worker_threads';
 import type { Logger } from '../util/logger.js';
 import { builtEntry } from '../util/built-entry.js';
 import type { FrontDoorCommand, FrontDoorEvent, FrontDoorStart } from './front-door-worker.js';
+import type { Upstream } from './front-door.js';
 
 export interface FrontDoorThread {
   readonly port: number;
@@ -12,8 +13,8 @@ export interface FrontDoorThread {
   drain(timeoutMs: number): Promise<void>;
 }
 
-export async function startFrontDoorThread(host: string, port: number, upstreamPort: number, logger: Logger): Promise<FrontDoorThread> {
-  const start: FrontDoorStart = { host, port, upstreamPort };
+export async function startFrontDoorThread(host: string, port: number, upstream: Upstream, logger: Logger): Promise<FrontDoorThread> {
+  const start: FrontDoorStart = { host, port, upstream };
   const worker = new Worker(builtEntry(import.meta.url, 'http', 'front-door-worker.js'), { workerData: start });
   const waiters = new Map<FrontDoorEvent['kind'], (event: FrontDoorEvent) => void>();
   const next = <K extends FrontDoorEvent['kind']>(kind: K): Promise<Extract<FrontDoorEvent, { kind: K }>> =>

@@ -3,12 +3,12 @@
 // connection has closed, or a deadline, then cut the rest).
 
 import { parentPort, workerData } from 'node:worker_threads';
-import { openFrontDoor, type FrontDoor } from './front-door.js';
+import { openFrontDoor, type FrontDoor, type Upstream } from './front-door.js';
 
 export interface FrontDoorStart {
   readonly host: string;
   readonly port: number;
-  readonly upstreamPort: number;
+  readonly upstream: Upstream;
 }
 
 export type FrontDoorCommand = { readonly op: 'stop' } | { readonly op: 'drain'; readonly timeoutMs: number };
@@ -25,7 +25,7 @@ if (port) {
   const start = workerData as FrontDoorStart;
   const send = (event: FrontDoorEvent): void => port.postMessage(event);
   let door: FrontDoor | undefined;
-  openFrontDoor(start.host, start.port, start.upstreamPort, (message, error) => send({ kind: 'log', message, error: String(error) })).then(
+  openFrontDoor(start.host, start.port, start.upstream, (message, error) => send({ kind: 'log', message, error: String(error) })).then(
     (opened) => {
       door = opened;
       send({ kind: 'listening', port: opened.port });

@@ -1,7 +1,7 @@
 // The front door: a node:net listener on the public port that reduces an absolute-form target on a
 // connection's first request line to origin-form (uWS refuses absolute-form with 505 before
 // JavaScript sees it; presto-client cancels queries so), prefixes a PROXY v2 header so uWS still
-// reports the client's address, and pipes the connection to uWS on a private loopback port.
+// reports the client's address, and pipes the connection to uWS on a private Unix socket (or loopback port).
 // It runs on a thread of its own (front-door-thread.ts): the piping then costs the coordinator's
 // event loop nothing.
 
@@ -21,10 +21,13 @@ const PROXY_V2_SIGNATURE = Buffer.from([0x0d, 0x0a, 0x0d, 0x0a, 0x00, 0x0d, 0x0a
 const MAX_REQUEST_LINE = 16 * 1024;
 const ABSOLUTE_FORM = /^([A-Za-z]+) [A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#\s]*(\S*) (HTTP\/\d\.\d)\r?\n/;
 
+/** Where uWS listens: a Unix socket path, or a loopback port. */
+export type Upstream = string | number;
+
 /** Logs a broken upstream connection (debug detail only). */
 export type DoorLogger = (message: string, error: unknown) => void;
 
-export async function openFrontDoor(host: string, port: number, upstreamPort: number, logger: DoorLogger): Promise<FrontDoor> {
+export async function openFrontDoor(host: string, port: number, upstream: Upstream, logger: DoorLogger): Promise<FrontDoor> {
   const sockets = new Set<net.Socket>();
   const server = net.createServer({ noDelay: true, allowHalfOpen: true }, (client) => {
     sockets.add(client);
@@ -37,7 +40,7 @@ export async function openFrontDoor(host: string, port: number, upstreamPort: nu
       if (lineEnd < 0 && head.length < MAX_REQUEST_LINE) return;
       client.off('data', onData);
       client.pause();
-      connectUpstream(client, rewriteRequestLine(head), upstreamPort, sockets, logger);
+      connectUpstream(client, rewriteRequestLine(head), upstream, sockets, logger);
     };
     client.on('data', onData);
   });
@@ -59,8 +62,8 @@ export async function openFrontDoor(host: string, port: number, upstreamPort: nu
   };
 }
 
-function connectUpstream(client: net.Socket, head: Buffer, upstreamPort: number, sockets: Set<net.Socket>, logger: DoorLogger): void {
-  const upstream = net.connect({ host: '127.0.0.1', port: upstreamPort, noDelay: true, allowHalfOpen: true });
+function connectUpstream(client: net.Socket, head: Buffer, to: Upstream, sockets: Set<net.Socket>, logger: DoorLogger): void {
+  const upstream = typeof to === 'string' ? net.connect({ path: to, allowHalfOpen: true }) : net.connect({ host: '127.0.0.1', port: to, noDelay: true, allowHalfOpen: true });
   sockets.add(upstream);
   upstream.on('close', () => {
     sockets.delete(upstream);

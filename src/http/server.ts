@@ -7,7 +7,8 @@
 // presto-client cancels queries exactly so. With `frontDoor` on (the default) a small node:net
 // listener on a thread of its own (front-door.ts) owns the public port: it reduces an absolute-form
 // target on a connection's first request line to its path, prefixes a PROXY v2 header (so uWS still
-// reports the client's address) and pipes the connection to uWS on a private loopback port.
+// reports the client's address) and pipes the connection to uWS on a private Unix socket (a loopback port where
+// Unix sockets are unavailable).
 // presto-client opens one connection per request, so the first request line is the one that
 // matters; absolute-form targets on later requests of a keep-alive connection are still refused.
 // The cost is one extra loopback hop per connection; `frontDoor: false` binds uWS to the public
@@ -16,7 +17,11 @@
 // Replies carry the handler's headers plus what uWS always writes itself (`Date`,
 // `uWebSockets: 20`, `Content-Length`); the server adds only `Connection: close` when it closes the
 // connection (413, shutdown).
+import { randomBytes } from 'node:crypto';
+import { unlinkSync } from 'node:fs';
 import { STATUS_CODES } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type * as uws from '@uwsjs/core';
 import type { Router, UnroutedRequest } from './router.js';
 import { HttpError, json, type HttpReply } from './types.js';
@@ -229,29 +234,38 @@ export async function listen(router: Router, options: ListenOptions = {}): Promi
     }
   }
 
-  // Bind uWS: to the public address directly, or to a private loopback port behind the front door.
-  const uwsHost = useFrontDoor ? '127.0.0.1' : host;
-  const uwsPort = useFrontDoor ? 0 : (options.port ?? 0);
-  const listenSocket = await new Promise<uws.us_listen_socket>((resolve, reject) => {
-    app.listen(uwsHost, uwsPort, (socket) => {
-      if (socket) resolve(socket);
-      else reject(new Error(`cannot listen on ${uwsHost}:${uwsPort} (address in use or not available)`));
-    });
-  });
-  const uwsBoundPort = uWS.us_socket_local_port(listenSocket);
+  // Bind uWS: to the public address directly, or behind the front door to a private Unix socket
+  // (the proxied hop is cheaper than over loopback TCP; the PROXY header carries the client).
+  // Where Unix sockets are not available, a private loopback port instead.
+  const bind = (listenHost: string, port: number): Promise<uws.us_listen_socket | false> => new Promise((resolve) => app.listen(listenHost, port, resolve));
+  const bindUnix = (path: string): Promise<uws.us_listen_socket | false> => new Promise((resolve) => app.listen_unix(resolve, path));
+  let unixPath: string | undefined;
+  let listenSocket: uws.us_listen_socket | false;
+  if (!useFrontDoor) listenSocket = await bind(host, options.port ?? 0);
+  else {
+    unixPath = privateSocketPath();
+    listenSocket = await bindUnix(unixPath);
+    if (!listenSocket) {
+      unixPath = undefined;
+      listenSocket = await bind('127.0.0.1', 0);
+    }
+  }
+  if (!listenSocket) throw new Error(`cannot listen on ${useFrontDoor ? 'a private address' : `${host}:${options.port ?? 0}`} (address in use or not available)`);
+  const uwsListenSocket = listenSocket;
 
   let door: FrontDoorThread | undefined;
   if (useFrontDoor) {
     try {
-      door = await startFrontDoorThread(host, options.port ?? 0, uwsBoundPort, logger);
+      door = await startFrontDoorThread(host, options.port ?? 0, unixPath ?? uWS.us_socket_local_port(uwsListenSocket), logger);
     } catch (error) {
-      uWS.us_listen_socket_close(listenSocket);
+      uWS.us_listen_socket_close(uwsListenSocket);
       app.close();
+      if (unixPath) removeSocketFile(unixPath);
       throw error;
     }
     publicPort = door.port;
   } else {
-    publicPort = uwsBoundPort;
+    publicPort = uWS.us_socket_local_port(uwsListenSocket);
   }
   const baseUrl = `http://${displayHost(host)}:${publicPort}`;
   fallbackBaseUrl = baseUrl;
@@ -261,7 +275,7 @@ export async function listen(router: Router, options: ListenOptions = {}): Promi
     (closed ??= (async () => {
       closing = true;
       await door?.stopAccepting();
-      uWS.us_listen_socket_close(listenSocket);
+      uWS.us_listen_socket_close(uwsListenSocket);
       if (inFlight > 0) {
         let timer: NodeJS.Timeout | undefined;
         await Promise.race([
@@ -276,6 +290,7 @@ export async function listen(router: Router, options: ListenOptions = {}): Promi
       await waitUntil(() => openConnections === 0, CLOSE_GRACE_MS);
       app.close();
       await door?.drain(CLOSE_GRACE_MS);
+      if (unixPath) removeSocketFile(unixPath);
     })());
 
   return {
@@ -285,6 +300,19 @@ export async function listen(router: Router, options: ListenOptions = {}): Promi
     inFlight: () => inFlight,
     close,
   };
+}
+
+/** A fresh path for uWS's private socket behind the front door, in the system's temporary folder. */
+function privateSocketPath(): string {
+  return join(tmpdir(), `analytics-${process.pid}-${randomBytes(6).toString('hex')}.sock`);
+}
+
+function removeSocketFile(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // already gone
+  }
 }
 
 function writeReply(res: uws.HttpResponse, reply: HttpReply, isHead: boolean, closeConnection: boolean): void {
