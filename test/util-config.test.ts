@@ -12,7 +12,7 @@ describe('loadConfig', () => {
       queryMaxMemoryBytes: 1024 ** 3,
       memoryMaxDataBytes: 2 * 1024 ** 3,
       queryClientTimeoutMs: 300_000,
-      queryMaxHistory: 200,
+      queryMaxHistory: 100,
       maxBodyBytes: 1024 ** 2,
       logLevel: 'info',
       adminUsername: 'admin',

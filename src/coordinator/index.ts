@@ -22,7 +22,7 @@ export interface CoordinatorOptions {
   /** Bytes the memory catalog's tables may hold together (unlimited when absent). */
   readonly memoryMaxDataBytes?: number;
   readonly queryClientTimeoutMs: number;
-  /** Finished queries kept for /v1/query; default 200. */
+  /** Finished queries kept for /v1/query; default 100 (as Trino). */
   readonly queryMaxHistory?: number;
   readonly version: string;
   /** The node's own URI (known once the server listens). */

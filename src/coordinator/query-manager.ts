@@ -37,7 +37,7 @@ export interface QueryManagerOptions {
 }
 
 /** Finished queries kept for /v1/query unless configured otherwise. */
-const DEFAULT_MAX_HISTORY = 200;
+const DEFAULT_MAX_HISTORY = 100;
 
 const COORDINATOR_ID_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
 

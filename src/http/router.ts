@@ -83,14 +83,15 @@ export class Router implements RouteRegistry {
   match(method: string, path: string): RouteMatch {
     const verb = method.toUpperCase();
     const segments = splitPath(path);
-    const candidates: Array<{ routes: Map<string, Route>; values: string[] }> = [];
-    collect(this.root, segments, 0, [], candidates);
-    for (const { routes, values } of candidates) {
-      const route = routes.get(verb) ?? (verb === 'HEAD' ? routes.get('GET') : undefined);
-      if (route) return { kind: 'found', handler: route.handler, params: bindParams(route.paramNames, values), pattern: route.pattern };
-    }
-    if (candidates.length === 0) return { kind: 'not-found' };
-    return { kind: 'method-not-allowed', allow: allowedMethods(candidates.map((c) => c.routes)) };
+    // The common case first: the first route in precedence order that takes this method.
+    const values: string[] = [];
+    const route = findRoute(this.root, segments, 0, values, verb);
+    if (route) return { kind: 'found', handler: route.handler, params: bindParams(route.paramNames, values), pattern: route.pattern };
+    // No route takes this method: the path is unknown (404), or known under other methods (405).
+    const tables: Array<Map<string, Route>> = [];
+    collect(this.root, segments, 0, tables);
+    if (tables.length === 0) return { kind: 'not-found' };
+    return { kind: 'method-not-allowed', allow: allowedMethods(tables) };
   }
 
   /** Routes and runs one request; the reply for unknown paths and methods is made here. */
@@ -125,30 +126,54 @@ function addRoute(table: Map<string, Route>, method: string, route: Route, patte
   table.set(method, route);
 }
 
-/** Depth-first walk in precedence order (literal, parameter, rest), collecting every matching route table. */
-function collect(
-  node: TrieNode,
-  segments: readonly string[],
-  depth: number,
-  values: string[],
-  out: Array<{ routes: Map<string, Route>; values: string[] }>,
-): void {
+function routeFor(routes: Map<string, Route>, verb: string): Route | undefined {
+  return routes.get(verb) ?? (verb === 'HEAD' ? routes.get('GET') : undefined);
+}
+
+/**
+ * The first route for `verb` in precedence order (literal, parameter, rest), as `collect` would
+ * list it; `values` holds its parameter values once found.
+ */
+function findRoute(node: TrieNode, segments: readonly string[], depth: number, values: string[], verb: string): Route | undefined {
   if (depth === segments.length) {
-    if (node.routes.size > 0) out.push({ routes: node.routes, values: [...values] });
+    const route = node.routes.size > 0 ? routeFor(node.routes, verb) : undefined;
+    if (route) return route;
   } else {
     const segment = segments[depth]!;
     const literal = node.literals.get(segment);
-    if (literal) collect(literal, segments, depth + 1, values, out);
+    if (literal) {
+      const route = findRoute(literal, segments, depth + 1, values, verb);
+      if (route) return route;
+    }
     if (node.param && segment !== '') {
       values.push(segment);
-      collect(node.param, segments, depth + 1, values, out);
+      const route = findRoute(node.param, segments, depth + 1, values, verb);
+      if (route) return route;
       values.pop();
     }
   }
-  // `*rest` matches one or more remaining segments.
   if (node.rest.size > 0 && depth < segments.length) {
-    out.push({ routes: node.rest, values: [...values, segments.slice(depth).join('/')] });
+    const route = routeFor(node.rest, verb);
+    if (route) {
+      values.push(segments.slice(depth).join('/'));
+      return route;
+    }
   }
+  return undefined;
+}
+
+/** Every route table whose pattern matches the path, whatever the method. */
+function collect(node: TrieNode, segments: readonly string[], depth: number, out: Array<Map<string, Route>>): void {
+  if (depth === segments.length) {
+    if (node.routes.size > 0) out.push(node.routes);
+  } else {
+    const segment = segments[depth]!;
+    const literal = node.literals.get(segment);
+    if (literal) collect(literal, segments, depth + 1, out);
+    if (node.param && segment !== '') collect(node.param, segments, depth + 1, out);
+  }
+  // `*rest` matches one or more remaining segments.
+  if (node.rest.size > 0 && depth < segments.length) out.push(node.rest);
 }
 
 function bindParams(names: readonly string[], values: readonly string[]): Record<string, string> {

@@ -315,13 +315,24 @@ function removeSocketFile(path: string): void {
   }
 }
 
+/** Status lines by code, built once each. */
+const statusLines = new Map<number, string>();
+
+/** Headers uWS writes itself: a handler's own values for them are dropped. */
+const SERVER_WRITTEN_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection']);
+
 function writeReply(res: uws.HttpResponse, reply: HttpReply, isHead: boolean, closeConnection: boolean): void {
-  res.writeStatus(`${reply.status} ${STATUS_CODES[reply.status] ?? 'Unknown'}`);
-  for (const [name, value] of Object.entries(reply.headers ?? {})) {
-    const lower = name.toLowerCase();
-    if (lower === 'content-length' || lower === 'transfer-encoding' || lower === 'connection') continue;
-    if (typeof value === 'string') res.writeHeader(name, value);
-    else for (const v of value) res.writeHeader(name, v);
+  let statusLine = statusLines.get(reply.status);
+  if (statusLine === undefined) statusLines.set(reply.status, (statusLine = `${reply.status} ${STATUS_CODES[reply.status] ?? 'Unknown'}`));
+  res.writeStatus(statusLine);
+  const headers = reply.headers;
+  if (headers) {
+    for (const name in headers) {
+      const value = headers[name]!;
+      if (SERVER_WRITTEN_HEADERS.has(name.toLowerCase())) continue;
+      if (typeof value === 'string') res.writeHeader(name, value);
+      else for (const v of value) res.writeHeader(name, v);
+    }
   }
   // uWS writes `Connection: close` itself when asked to close. Note: `endWithoutBody()` must get
   // no arguments to omit Content-Length (an explicit `undefined` length is sent as 2^63).
