@@ -8,7 +8,7 @@ import { BOOLEAN, INTEGER, DOUBLE } from '../src/data/types.js';
 import { columnFromNumbers } from '../src/exec/build-columns.js';
 import { numericValues } from '../src/exec/column-readers.js';
 import type { FragmentSpec } from '../src/exec/specs.js';
-import { runWorkerRequest, type DriverOutcome } from '../src/exec/worker.js';
+import { runWorkerRequest, type ClaimedOutcome } from '../src/exec/worker.js';
 import type { Expr } from '../src/sql/ir.js';
 
 /** Split s holds the integers s*10 .. s*10+9. */
@@ -39,18 +39,20 @@ function claim(next: number, stop = 0): Int32Array {
   return c;
 }
 
-function drivers(response: ReturnType<typeof runWorkerRequest>): readonly DriverOutcome[] {
+function drivers(response: ReturnType<typeof runWorkerRequest>): readonly ClaimedOutcome[] {
   if (!response.ok || !('drivers' in response)) throw new Error(`unexpected response ${JSON.stringify(response)}`);
   return response.drivers;
 }
 
 describe('claimed scan splits', () => {
-  it('runs each split left once, with its index, one driver each, and moves the shared counter past the end', () => {
+  it('runs each split left once, with its index, and moves the shared counter past the end', () => {
     const shared = claim(2);
     const first = drivers(runWorkerRequest({ kind: 'claimDrivers', fragment, splits, claim: shared }));
     expect(first.map((d) => d.split)).toEqual([2, 3, 4, 5]);
-    // Each driver counted its own split's ten rows.
-    for (const d of first) expect(numericValues(d.result.pages[0].columns[0])[0]).toBe(10);
+    // The first split's driver counted its ten rows; a global aggregation reduces, so the later
+    // splits went into one driver, whose result comes with the first of them.
+    const counts = first.map((d) => (d.result ? numericValues(d.result.pages[0].columns[0])[0] : undefined));
+    expect(counts).toEqual([10, 30, undefined, undefined]);
     expect(shared[0]).toBeGreaterThanOrEqual(splits.length);
     // A second worker on the same stage finds nothing left.
     expect(drivers(runWorkerRequest({ kind: 'claimDrivers', fragment, splits, claim: shared }))).toEqual([]);
@@ -65,6 +67,41 @@ describe('claimed scan splits', () => {
   it('answers a failing split with its engine error', () => {
     const response = runWorkerRequest({ kind: 'claimDrivers', fragment, splits, claim: claim(0) });
     expect(response).toMatchObject({ ok: false, error: { errorName: 'DIVISION_BY_ZERO', message: 'Division by zero' } });
+  });
+});
+
+describe('drivers shared by claimed splits', () => {
+  /** `count` splits of `rows` integers each, value = row index % `groups`. */
+  const grouped = (count: number, rows: number, groups: number): Split[] =>
+    Array.from({ length: count }, () => ({ kind: 'pages', pages: [{ length: rows, columns: [columnFromNumbers(INTEGER, Array.from({ length: rows }, (_, i) => i % groups), null, rows)] }], rows }));
+  const countByValue: FragmentSpec = {
+    ...fragment,
+    operators: [{ op: 'aggregate', step: 'partial', groupBy: [0], aggregates: [{ name: 'count', args: [0], argType: INTEGER, filter: null, distinct: false, type: DOUBLE }] }],
+    outputTypes: [INTEGER, DOUBLE],
+  };
+  const totals = (outcomes: readonly ClaimedOutcome[]): Map<number, number> => {
+    const sums = new Map<number, number>();
+    for (const o of outcomes)
+      for (const page of o.result?.pages ?? []) {
+        const keys = numericValues(page.columns[0]);
+        const counts = numericValues(page.columns[1]);
+        for (let i = 0; i < page.length; i++) sums.set(keys[i], (sums.get(keys[i]) ?? 0) + counts[i]);
+      }
+    return sums;
+  };
+
+  it('share one driver once a grouped aggregation shows it reduces (enough rows, under half kept)', () => {
+    const outcomes = drivers(runWorkerRequest({ kind: 'claimDrivers', fragment: countByValue, splits: grouped(4, 10_000, 3), claim: claim(0) }));
+    expect(outcomes.map((o) => o.result !== undefined)).toEqual([true, true, false, false]);
+    expect(outcomes[1]!.result!.stats[1]!.inputPositions).toBe(30_000);
+    expect(totals(outcomes)).toEqual(new Map([[0, 13_336], [1, 13_332], [2, 13_332]]));
+  });
+
+  it('keep one driver a split while a grouped aggregation does not reduce', () => {
+    const outcomes = drivers(runWorkerRequest({ kind: 'claimDrivers', fragment: countByValue, splits: grouped(3, 10_000, 10_000), claim: claim(0) }));
+    expect(outcomes.map((o) => o.result !== undefined)).toEqual([true, true, true]);
+    expect(totals(outcomes).size).toBe(10_000);
+    expect(totals(outcomes).get(9_999)).toBe(3);
   });
 });
 
