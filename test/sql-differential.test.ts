@@ -34,6 +34,25 @@ const CASES: Case[] = [
   { sql: 'select returnflag, linestatus, count(*), sum(tax), avg(tax), min(tax) from lineitem where shipdate <= date \'1998-09-01\' group by returnflag, linestatus order by 1, 2', ordered: true },
   { sql: 'select shipmode, count(*), sum(quantity * 2.5), avg(discount) from lineitem where quantity > 45 group by shipmode order by shipmode', ordered: true },
   { sql: 'select count(*), sum(100 % (linenumber - 1)) from lineitem where linenumber > 1' },
+  // a correlated subquery reduced to the outer query's keys, the reduction pushed to the relation
+  // providing them: the probe side of an inner join (Q2), either side, the preserved side of a LEFT JOIN
+  {
+    sql: `select p.partkey, p.retailprice from part p where p.size = 15 and p.type like '%BRASS'
+            and p.retailprice > 10 * (select min(ps.supplycost) from partsupp ps, supplier s where ps.suppkey = s.suppkey and s.nationkey < 10 and ps.partkey = p.partkey)
+          order by p.partkey`,
+    ordered: true,
+  },
+  {
+    sql: `select s.suppkey, s.acctbal from supplier s where s.nationkey = 3
+            and s.acctbal > (select avg(ps.supplycost) from part p, partsupp ps where p.partkey = ps.partkey and p.size < 20 and ps.suppkey = s.suppkey)
+          order by s.suppkey`,
+    ordered: true,
+  },
+  {
+    sql: `select p.partkey, (select count(*) from lineitem l left join orders o on l.orderkey = o.orderkey and o.orderstatus = 'F' where l.partkey = p.partkey and o.orderkey is null) as open_lines
+          from part p where p.name like 'forest%' order by p.partkey`,
+    ordered: true,
+  },
   // counts and global aggregates on every table
   { sql: 'select count(*) from lineitem' },
   { sql: 'select count(*), sum(totalprice), min(totalprice), max(totalprice), avg(totalprice) from orders' },
