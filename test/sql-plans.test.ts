@@ -63,6 +63,15 @@ describe('plan choices', () => {
     expect(stage).toMatch(/TableScanOperator\[table = tpch.tiny.partsupp[^\n]*\n\s*└─ LookupJoinOperator\[type = SEMI[^\n]*\n\s*└─ LookupJoinOperator\[type = INNER/u);
   });
 
+  it('without a join on its way the reduction stays above a filter of the subquery (Q20: the shipdate range first)', async () => {
+    const text = await plan(`select ps.suppkey from partsupp ps
+      where ps.partkey in (select p.partkey from part p where p.name like 'forest%')
+        and ps.availqty > (select 0.5 * sum(l.quantity) from lineitem l where l.partkey = ps.partkey and l.suppkey = ps.suppkey
+          and l.shipdate >= date '1994-01-01' and l.shipdate < date '1995-01-01')`);
+    const stage = text.split(/\n(?=Fragment )/u).find((f) => f.includes('tpch.tiny.lineitem')) ?? '';
+    expect(stage).toMatch(/FilterAndProjectOperator\[filter = [^\n]*\n\s*└─ LookupJoinOperator\[type = SEMI/u);
+  });
+
   it('a correlated subquery over an unfiltered outer relation is not reduced', async () => {
     const text = await plan('select ps.suppkey from partsupp ps where ps.availqty > (select sum(l.quantity) from lineitem l where l.partkey = ps.partkey)');
     const stage = text.split(/\n(?=Fragment )/u).find((f) => f.includes('tpch.tiny.lineitem')) ?? '';

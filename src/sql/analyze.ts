@@ -407,37 +407,46 @@ function reduceSubquery(plan: PlanNode, keyCount: number, reducer: { plan: PlanN
 }
 
 /**
- * Applies the reducing semi join on `keys` (columns of `plan`) as deep as the columns go unchanged:
- * through projections and filters, and into the side of a join that provides them (either side of
- * an inner join, the preserved side of a left join, the outer side of a semi/anti join). Q2's
- * subquery then narrows partsupp to the outer query's 800 parts before joining 2,000 suppliers,
- * instead of joining 160,000 partsupp rows to suppliers first. A semi join keeps its input's
- * fields, so nothing above changes.
+ * Applies the reducing semi join on `keys` (columns of `plan`) below the joins the columns pass
+ * unchanged: through projections and filters into the side of a join that provides them (either
+ * side of an inner join, the preserved side of a left join, the outer side of a semi/anti join),
+ * on top of that side. Q2's subquery then narrows partsupp to the outer query's 800 parts before
+ * joining 2,000 suppliers, instead of joining 160,000 partsupp rows to suppliers first. Without a
+ * join on the way it stays on top: a filter below is cheaper than the semi join (Q20's shipdate
+ * range keeps a seventh of lineitem). A semi join keeps its input's fields: nothing above changes.
  */
 function pushReduction(plan: PlanNode, keys: readonly number[], reducer: { plan: PlanNode; keys: Expr[] }): PlanNode {
-  const here = (): PlanNode => joinPlans(plan, reducer.plan, keys.map((k) => col(k, plan.fields[k].type)), reducer.keys, null, 'semi');
-  if (plan.kind === 'filter') return { ...plan, input: pushReduction(plan.input, keys, reducer) };
+  return reductionBelowJoin(plan, keys, reducer) ?? semiReduce(plan, keys, reducer);
+}
+
+function semiReduce(plan: PlanNode, keys: readonly number[], reducer: { plan: PlanNode; keys: Expr[] }): PlanNode {
+  return joinPlans(plan, reducer.plan, keys.map((k) => col(k, plan.fields[k].type)), reducer.keys, null, 'semi');
+}
+
+/** `plan` with the reduction applied inside a join below it; undefined when no join is on the keys' way. */
+function reductionBelowJoin(plan: PlanNode, keys: readonly number[], reducer: { plan: PlanNode; keys: Expr[] }): PlanNode | undefined {
+  if (plan.kind === 'filter') {
+    const input = reductionBelowJoin(plan.input, keys, reducer);
+    return input && { ...plan, input };
+  }
   if (plan.kind === 'project') {
     const inner = keys.map((k) => plan.exprs[k]);
-    if (!inner.every((e): e is Extract<Expr, { kind: 'column' }> => e !== undefined && e.kind === 'column')) return here();
-    return { ...plan, input: pushReduction(plan.input, inner.map((e) => e.index), reducer) };
+    if (!inner.every((e): e is Extract<Expr, { kind: 'column' }> => e !== undefined && e.kind === 'column')) return undefined;
+    const input = reductionBelowJoin(plan.input, inner.map((e) => e.index), reducer);
+    return input && { ...plan, input };
   }
-  if (plan.kind === 'join') {
-    const leftWidth = plan.left.fields.length;
-    const inLeft = keys.every((k) => k < leftWidth);
-    const inRight = keys.every((k) => k >= leftWidth);
-    // A cross join is left alone (an estimate of its size is no guide to where the rows are).
-    if (plan.leftKeys.length === 0) return here();
-    if (inLeft && (plan.joinType === 'inner' || plan.joinType === 'left' || plan.joinType === 'semi' || plan.joinType === 'anti')) {
-      if (estimateRows(reducer.plan) > 0.5 * estimateRows(plan.left)) return here();
-      return { ...plan, left: pushReduction(plan.left, keys, reducer) };
-    }
-    if (inRight && plan.joinType === 'inner') {
-      if (estimateRows(reducer.plan) > 0.5 * estimateRows(plan.right)) return here();
-      return { ...plan, right: pushReduction(plan.right, keys.map((k) => k - leftWidth), reducer) };
-    }
+  // A cross join is left alone (its size estimate is no guide to where the rows are).
+  if (plan.kind !== 'join' || plan.leftKeys.length === 0) return undefined;
+  const leftWidth = plan.left.fields.length;
+  if (keys.every((k) => k < leftWidth) && (plan.joinType === 'inner' || plan.joinType === 'left' || plan.joinType === 'semi' || plan.joinType === 'anti')) {
+    if (estimateRows(reducer.plan) > 0.5 * estimateRows(plan.left)) return undefined;
+    return { ...plan, left: pushReduction(plan.left, keys, reducer) };
   }
-  return here();
+  if (keys.every((k) => k >= leftWidth) && plan.joinType === 'inner') {
+    if (estimateRows(reducer.plan) > 0.5 * estimateRows(plan.right)) return undefined;
+    return { ...plan, right: pushReduction(plan.right, keys.map((k) => k - leftWidth), reducer) };
+  }
+  return undefined;
 }
 
 /** Collects scalar subqueries of one phase (before or after aggregation) and joins them in. */
