@@ -53,6 +53,11 @@ const CASES: Case[] = [
           from part p where p.name like 'forest%' order by p.partkey`,
     ordered: true,
   },
+  // semi/anti joins keep or drop probe rows by the ascending match list: with a residual condition
+  // a probe row matches several build rows (duplicates), NOT IN over a NULL-free list
+  { sql: `select o.orderkey, o.orderpriority from orders o where exists (select 1 from lineitem l where l.orderkey = o.orderkey and l.commitdate < l.receiptdate) order by 1`, ordered: true },
+  { sql: `select o.orderkey from orders o where not exists (select 1 from lineitem l where l.orderkey = o.orderkey and l.quantity > 45) order by 1`, ordered: true },
+  { sql: `select c.custkey from customer c where c.nationkey not in (select n.nationkey from nation n where n.regionkey = 1) order by 1`, ordered: true },
   // counts and global aggregates on every table
   { sql: 'select count(*) from lineitem' },
   { sql: 'select count(*), sum(totalprice), min(totalprice), max(totalprice), avg(totalprice) from orders' },

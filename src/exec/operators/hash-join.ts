@@ -428,24 +428,31 @@ export class HashJoinOperator implements Operator, SelectionSink {
       }
       case 'semi':
       case 'anti': {
-        const hit = new Uint8Array(page.length);
-        for (let k = 0; k < count; k++) hit[probeIdx[k]] = 1;
-        const want = this.joinType === 'semi' ? 1 : 0;
-        const keep: number[] = [];
-        const buildNonEmpty = t.rowCount > 0;
-        for (let i = 0; i < page.length; i++) {
-          if (hit[i] !== want) continue;
-          if (this.joinType === 'anti' && this.nullAware && buildNonEmpty) {
-            // x NOT IN (...) is NULL (not true) when x is NULL or the list holds a NULL.
-            if (t.hasNullKey) continue;
-            if (probe && hashRow(probe, i) === undefined) continue;
+        // Every match loop walks the probe rows in order, so probeIdx ascends: a semi join keeps its
+        // distinct values, an anti join the rows between them (no per-row flags to fill and scan).
+        const keep = new Int32Array(this.joinType === 'semi' ? count : page.length);
+        let kept = 0;
+        if (this.joinType === 'semi') {
+          for (let k = 0; k < count; k++) if (k === 0 || probeIdx[k] !== probeIdx[k - 1]) keep[kept++] = probeIdx[k];
+        } else {
+          const checkNulls = this.nullAware && t.rowCount > 0;
+          // x NOT IN (...) is NULL (not true) when the list holds a NULL.
+          if (checkNulls && t.hasNullKey) return null;
+          let k = 0;
+          for (let i = 0; i < page.length; i++) {
+            if (k < count && probeIdx[k] === i) {
+              while (k < count && probeIdx[k] === i) k++;
+              continue;
+            }
+            // ... or when x is NULL.
+            if (checkNulls && probe && hashRow(probe, i) === undefined) continue;
+            keep[kept++] = i;
           }
-          keep.push(i);
         }
-        if (keep.length === 0) return null;
-        if (keep.length === page.length && rows === null) return page;
-        const sel = physical(Int32Array.from(keep), keep.length);
-        return { length: sel.length, columns: page.columns.map((c) => gatherColumn(c, sel, sel.length)) };
+        if (kept === 0) return null;
+        if (kept === page.length && rows === null) return page;
+        const sel = physical(keep.subarray(0, kept), kept);
+        return { length: kept, columns: page.columns.map((c) => gatherColumn(c, sel, kept)) };
       }
     }
   }
