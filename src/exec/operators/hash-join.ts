@@ -202,6 +202,19 @@ export class HashJoinOperator implements Operator, SelectionSink {
     const { direct, chain, min, range, bits, ranks } = this.keyIndex();
     const firstOnly = this.firstOnly;
     let count = 0;
+    // Index keys all non-negative int32 (TPC-H's keys): a key with a high word is outside it, and
+    // the offset is integer arithmetic on the low word (~15% faster than composing a double).
+    if (bits !== null && ranks !== null && min >= 0 && min + range <= 2 ** 31) {
+      for (let i = 0; i < n; i++) {
+        const k = (pairs[2 * i] - min) >>> 0;
+        if (pairs[2 * i + 1] !== 0 || k >= range) continue;
+        const word = bits[k >>> 5];
+        const bit = 1 << (k & 31);
+        if ((word & bit) === 0) continue;
+        for (let j = direct[ranks[k >>> 5] + bitCount(word & (bit - 1))]; j >= 0; j = firstOnly ? -1 : chain[j]) this.push(count++, i, j);
+      }
+      return count;
+    }
     if (bits !== null && ranks !== null) {
       for (let i = 0; i < n; i++) {
         const k = pairs[2 * i + 1] * 4294967296 + (pairs[2 * i] >>> 0) - min;
@@ -210,6 +223,14 @@ export class HashJoinOperator implements Operator, SelectionSink {
         const bit = 1 << (k & 31);
         if ((word & bit) === 0) continue;
         for (let j = direct[ranks[k >>> 5] + bitCount(word & (bit - 1))]; j >= 0; j = firstOnly ? -1 : chain[j]) this.push(count++, i, j);
+      }
+      return count;
+    }
+    if (min >= 0 && min + range <= 2 ** 31) {
+      for (let i = 0; i < n; i++) {
+        const k = (pairs[2 * i] - min) >>> 0;
+        if (pairs[2 * i + 1] !== 0 || k >= range) continue;
+        for (let j = direct[k]; j >= 0; j = firstOnly ? -1 : chain[j]) this.push(count++, i, j);
       }
       return count;
     }
