@@ -26,6 +26,9 @@ export class GroupByHash {
   keyNulls: Uint8Array[];
   private slots: Int32Array;
   private hashes: Int32Array;
+  /** One integer key: key - denseMin -> group id (see singleNumericIds); null when not used, undefined until decided. */
+  private dense: Int32Array | null | undefined = undefined;
+  private denseMin = 0;
   groupCount = 0;
 
   constructor(readonly stringKey: readonly boolean[]) {
@@ -324,33 +327,67 @@ export class GroupByHash {
     return true;
   }
 
-  /** One numeric key: open addressing on the value itself. */
+  /**
+   * One numeric key: open addressing on the value itself, with a direct index in front for
+   * integer keys in a bounded range (`dense`: key - denseMin -> group id, -1 until seen): such a
+   * key costs one lookup in a small array instead of a hash, a probe and a compare (100k custkeys of
+   * 1.5M orders: ~24 -> ~10 ns a row). The hash table stays the record of every group; the index
+   * only remembers where keys went. Its range is set on the first page (with room to grow to
+   * DENSE_MAX_RANGE); keys outside it take the hash path. A NULL-free bigint column is read as its
+   * Int64 pairs in place (no page-sized Float64Array per page).
+   */
   private singleNumericIds(col: Column, n: number, ids: Int32Array): void {
-    const values = numericValues(col);
+    const pairs = col.kind === 'fixed' && col.validity === null && (col.type.id === 'bigint' || col.type.id === 'timestamp') ? (col.values as Int32Array) : null;
+    const values = pairs === null ? numericValues(col) : null;
     const nulls = nullFlags(col);
-    const one = [values];
+    const scratch = new Float64Array(1);
+    const one = [pairs === null ? (values as Float64Array) : scratch];
     const noNulls = [null];
+    if (this.dense === undefined) {
+      const index = denseIndexFor(pairs, values, nulls, n);
+      this.dense = index?.slots ?? null;
+      this.denseMin = index?.min ?? 0;
+    }
+    const dense = this.dense;
+    const denseMin = dense === null ? 0 : this.denseMin;
+    const denseRange = dense === null ? 0 : dense.length;
     for (let r = 0; r < n; r++) {
       if (nulls !== null && nulls[r] === 1) {
         ids[r] = this.findOrInsert(mix(0x12345, 0.5), one, [nulls], r);
         continue;
       }
-      const x = values[r];
-      const h = hashNumber(x);
-      const mask = this.slots.length - 1;
-      let slot = h & mask;
-      let g = -1;
-      for (;;) {
-        const cand = this.slots[slot];
-        if (cand === -1) break;
-        if (this.keyNulls[0][cand] === 0 && this.keyValues[0][cand] === x) {
-          g = cand;
-          break;
+      const x = pairs === null ? (values as Float64Array)[r] : pairs[2 * r + 1] * 4294967296 + (pairs[2 * r] >>> 0);
+      const d = x - denseMin;
+      const inDense = dense !== null && d >= 0 && d < denseRange && d === Math.floor(d);
+      if (inDense) {
+        const g = dense[d];
+        if (g >= 0) {
+          ids[r] = g;
+          continue;
         }
-        slot = (slot + 1) & mask;
       }
-      ids[r] = g >= 0 ? g : this.findOrInsert(h, one, noNulls, r);
+      scratch[0] = x;
+      const g = this.lookupNumber(x, one, noNulls, pairs === null ? r : 0);
+      if (inDense) dense[d] = g;
+      ids[r] = g;
     }
+  }
+
+  /** The group of a non-NULL numeric key (inserted when new). */
+  private lookupNumber(x: number, one: Float64Array[], noNulls: null[], r: number): number {
+    const h = hashNumber(x);
+    const slots = this.slots;
+    const keys = this.keyValues[0];
+    const keyNulls = this.keyNulls[0];
+    const mask = slots.length - 1;
+    let slot = h & mask;
+    for (;;) {
+      const cand = slots[slot];
+      if (cand === -1) break;
+      if (keys[cand] === x && keyNulls[cand] === 0) return cand;
+      slot = (slot + 1) & mask;
+    }
+    return this.findOrInsert(h, one, noNulls, r);
   }
 
   /** Assigns a group id to every row of the key columns; with `sel`, to the rows it selects (ids[j] is row sel[j]'s group). */
@@ -446,6 +483,30 @@ export class GroupByHash {
   }
 
   memoryBytes(): number {
-    return this.slots.byteLength + this.hashes.byteLength + this.keyValues.reduce((n, a) => n + a.byteLength + a.length, 0);
+    return this.slots.byteLength + this.hashes.byteLength + (this.dense?.byteLength ?? 0) + this.keyValues.reduce((n, a) => n + a.byteLength + a.length, 0);
   }
+}
+
+/** A direct index covers at most this many key values (16 MB). */
+const DENSE_MAX_RANGE = 1 << 22;
+
+/**
+ * The direct index for a page's integer keys when their range is small beside the page (at most
+ * four slots a row, and DENSE_MAX_RANGE): twice the range seen, centred on it, so later pages'
+ * keys (the rest of a table's key range) mostly fall in. Null otherwise.
+ */
+function denseIndexFor(pairs: Int32Array | null, values: Float64Array | null, nulls: Uint8Array | null, n: number): { slots: Int32Array; min: number } | null {
+  let min = Infinity;
+  let max = -Infinity;
+  for (let r = 0; r < n; r++) {
+    if (nulls !== null && nulls[r] === 1) continue;
+    const x = pairs !== null ? pairs[2 * r + 1] * 4294967296 + (pairs[2 * r] >>> 0) : (values as Float64Array)[r];
+    if (x !== Math.floor(x)) return null;
+    if (x < min) min = x;
+    if (x > max) max = x;
+  }
+  if (min > max) return null;
+  const range = max - min + 1;
+  if (range > 4 * n || 2 * range > DENSE_MAX_RANGE) return null;
+  return { slots: new Int32Array(2 * range).fill(-1), min: min - Math.floor(range / 2) };
 }

@@ -1,0 +1,48 @@
+// Group ids for one numeric key (group-by-hash.ts singleNumericIds): a direct index in front of
+// the hash table for integer keys in a small range. Whatever path a key takes, equal keys get
+// equal ids, different keys different ids, in first-seen order, across pages whose keys fall
+// inside and outside the index's range.
+
+import { describe, expect, it } from 'vitest';
+import { BIGINT, DOUBLE, INTEGER, type SqlType } from '../src/data/types.js';
+import { columnFromNumbers } from '../src/exec/build-columns.js';
+import { GroupByHash } from '../src/exec/group-by-hash.js';
+
+/** Ids as the table assigns them, and the same computed by a Map over the keys (NULL = 'null'). */
+function check(type: SqlType, pages: readonly (number | null)[][]): number[][] {
+  const table = new GroupByHash([false]);
+  const expected = new Map<string, number>();
+  const got: number[][] = [];
+  for (const keys of pages) {
+    const nulls = Uint8Array.from(keys, (k) => (k === null ? 1 : 0));
+    const values = keys.map((k) => k ?? 0);
+    const col = columnFromNumbers(type, values, keys.includes(null) ? nulls : null, keys.length);
+    const ids = [...table.groupIds([col], keys.length)];
+    const want = keys.map((k) => {
+      const key = k === null ? 'null' : Object.is(k, -0) ? '0' : String(k);
+      if (!expected.has(key)) expected.set(key, expected.size);
+      return expected.get(key)!;
+    });
+    expect(ids).toEqual(want);
+    got.push(ids);
+  }
+  expect(table.groupCount).toBe(expected.size);
+  return got;
+}
+
+describe('one numeric group key', () => {
+  const dense = (from: number, count: number): number[] => Array.from({ length: count }, (_, i) => from + ((i * 7919) % count));
+
+  it('bigint keys in a small range, then keys beyond it (hash path), then back inside', () => {
+    check(BIGINT, [dense(1, 5000), [...dense(1, 100), 2 ** 40, -(2 ** 40), 10 ** 7, 3], dense(2000, 4000), [2 ** 40, 10 ** 7, 1]]);
+  });
+
+  it('integer keys with NULLs, repeated keys and a negative range', () => {
+    check(INTEGER, [[5, null, -3, 5, -3, null, 0, 7], [-100, 7, null, 5]]);
+  });
+
+  it('doubles: fractions and NaN never use the index; -0 and 0 are one group', () => {
+    check(DOUBLE, [[1, 2, 3, 4, 2, 1], [1.5, 2, Number.NaN, Number.NaN, -0, 0, 1.5]]);
+    check(DOUBLE, [[0.25, 0.5], [1, 2, 1]]);
+  });
+});
