@@ -205,7 +205,7 @@ describe('plan choices', () => {
       expect(lineitem).toMatch(/LookupJoinOperator[\s\S]*HashAggregationOperator/u);
       const on = await plan(q10);
       expect(on).not.toBe(off.rows.map((r) => String(r[0])).join('\n'));
-      // Sums of doubles may differ in their last bits: parallel drivers add in a different order.
+      // Sums of doubles may differ in their last bits: the two plans add the same values in other groupings.
       const byKey = (rows: unknown[][]) => new Map(rows.map((r) => [r[0], r]));
       const a = await withRules('eager_aggregation,prune_columns', q10);
       const b = await runQuery(server.baseUrl, q10);

@@ -17,7 +17,7 @@ import { nowNanos } from '../exec/metrics.js';
 import { adaptPartialAggregation, operatorOutputTypes, Pipeline, runPipeline, type DriverResult } from '../exec/pipeline.js';
 import type { WorkerPool } from '../exec/pool.js';
 import { isBlocking, type FragmentSpec } from '../exec/specs.js';
-import type { ClaimedOutcome, DriverOutcome, GeneratedColumns, WorkerRequest } from '../exec/worker.js';
+import type { ClaimedOutcome, DriverOutcome, WorkerRequest } from '../exec/worker.js';
 import type { BuildInput, QueryPlan, StagePlan } from '../sql/fragment.js';
 import { EngineError, toEngineError } from '../util/engine-error.js';
 import { droppedSharedBytes } from '../util/shared-garbage.js';
@@ -275,12 +275,8 @@ export class QueryExecution {
 
   /** A driver's result, after caching the columns it generated. */
   private takeOutcome({ result, generated }: DriverOutcome): DriverResult {
-    if (generated) this.storeGenerated(generated);
+    if (generated) this.ctx.tpch.store(generated.cacheKey, generated.length, generated.positions, generated.columns);
     return result;
-  }
-
-  private storeGenerated(generated: GeneratedColumns): void {
-    this.ctx.tpch.store(generated.cacheKey, generated.length, generated.positions, generated.columns);
   }
 
   private async runSourceTask(stage: StagePlan, task: SqlTask, joins: Joins): Promise<void> {
@@ -326,9 +322,8 @@ export class QueryExecution {
       if (this.stopped) return;
       // In split order, as drivers one by one would have produced them.
       outcomes.sort((a, b) => (a.split ?? 0) - (b.split ?? 0));
-      for (const { result, generated } of outcomes) {
-        if (generated) this.storeGenerated(generated);
-        if (!result) continue;
+      for (const outcome of outcomes) {
+        const result = this.takeOutcome(outcome);
         task.recordDriver(result);
         for (const page of result.pages) task.outputBuffer.enqueue(page);
       }

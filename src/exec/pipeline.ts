@@ -189,16 +189,3 @@ export function runPipeline(fragment: FragmentSpec, input: Iterable<Page>, joins
   }
   return driver.finish();
 }
-
-/**
- * Whether a driver's result shows its fragment's final aggregation reducing its input well: a
- * global one always does; a grouped one when it saw enough rows and kept under half of them.
- */
-export function aggregationReduces(fragment: FragmentSpec, result: DriverResult): boolean {
-  const index = fragment.operators.length - 1;
-  const last = fragment.operators[index];
-  if (!last || last.op !== 'aggregate' || last.step === 'passthrough') return false;
-  if (last.groupBy.length === 0) return true;
-  const stats = result.stats[index + 1];
-  return stats !== undefined && stats.inputPositions >= 10_000 && stats.outputPositions < 0.5 * stats.inputPositions;
-}

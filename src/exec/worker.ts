@@ -8,7 +8,7 @@ import { buildTextPool } from '../connectors/tpch/text-pool.js';
 import type { Split } from '../connectors/catalog.js';
 import { sharedPage, type Column, type Page } from '../data/page.js';
 import { toEngineError, type SerializedEngineError } from '../util/engine-error.js';
-import { adaptPartialAggregation, aggregationReduces, Driver, runPipeline, type DriverResult } from './pipeline.js';
+import { adaptPartialAggregation, runPipeline, type DriverResult } from './pipeline.js';
 import type { FragmentSpec } from './specs.js';
 import { buildJoinTable, type JoinTable } from './join-table.js';
 import type { SqlType } from '../data/types.js';
@@ -51,15 +51,9 @@ export interface DriverOutcome {
   readonly generated?: GeneratedColumns;
 }
 
-/**
- * What a claimed split left (claimDrivers), in the order of the request's splits: a driver's
- * result, or none when its rows went into a driver shared with later splits (whose result comes
- * with the first of them); the columns it generated either way.
- */
-export interface ClaimedOutcome {
+/** A claimed split's driver outcome (claimDrivers), with which of the request's splits it ran. */
+export interface ClaimedOutcome extends DriverOutcome {
   readonly split: number;
-  readonly result?: DriverResult;
-  readonly generated?: GeneratedColumns;
 }
 
 export type WorkerResponse =
@@ -89,37 +83,21 @@ export function runWorkerRequest(req: WorkerRequest): WorkerResponse {
 }
 
 /**
- * Claims splits until none is left or the coordinator says stop. The first split runs a driver of
- * its own; when that shows the aggregation reducing well, every later split feeds one driver
- * shared by them (its hash table spans them; set-up and output are paid once: ~70 µs a split on
- * Q6, a tenth of the worker's time beside the kernel); otherwise one driver each, adapting the
- * partial aggregation as runSplitsOneByOne does.
+ * Claims splits until none is left or the coordinator says stop; one driver each, adapting the
+ * partial aggregation as runSplitsOneByOne does. (One driver shared by a worker's splits was
+ * tried: its partial sums then depend on which worker claimed which split, so a double sum could
+ * differ in its last bits from run to run, and Q15 compares a sum with itself. Per-split partial
+ * states merged in split order keep every total the same on every run.)
  */
 function runClaimedSplits(fragment: FragmentSpec, splits: readonly Split[], claim: Int32Array, joins: Readonly<Record<number, JoinTable>>, textPool: Uint8Array | undefined): ClaimedOutcome[] {
   const outcomes: ClaimedOutcome[] = [];
   let current = fragment;
-  let shared: { driver: Driver; first: number } | undefined;
-  let reduces = false;
   while (Atomics.load(claim, 1) === 0) {
     const split = Atomics.add(claim, 0, 1);
     if (split >= splits.length) break;
-    if (reduces) {
-      const { pages, generated } = scanPages(current, splits[split], textPool);
-      shared ??= { driver: new Driver(current, joins), first: split };
-      for (const page of pages) shared.driver.add(page);
-      outcomes.push({ split, generated });
-      continue;
-    }
     const outcome = runScan(current, splits[split], joins, textPool);
     outcomes.push({ ...outcome, split });
-    const adapted = adaptPartialAggregation(current, outcome.result);
-    reduces = adapted === current && aggregationReduces(current, outcome.result);
-    current = adapted;
-  }
-  if (shared) {
-    const result = shareOutput(shared.driver.finish());
-    const first = outcomes.findIndex((o) => o.split === shared.first);
-    outcomes[first] = { ...outcomes[first]!, result };
+    current = adaptPartialAggregation(current, outcome.result);
   }
   return outcomes;
 }
