@@ -38,6 +38,17 @@ describe('plan choices', () => {
     expect(stage).not.toMatch(/OrderBy|TopN|Limit/u);
   });
 
+  it('a join group hashes the rows joined so far and streams a much larger table through them (Q9 at sf1: orders probes)', async () => {
+    const text = await plan(`select n.name, extract(year from o.orderdate), sum(l.extendedprice)
+      from tpch.sf1.part p, tpch.sf1.supplier s, tpch.sf1.lineitem l, tpch.sf1.partsupp ps, tpch.sf1.orders o, tpch.sf1.nation n
+      where s.suppkey = l.suppkey and ps.suppkey = l.suppkey and ps.partkey = l.partkey and p.partkey = l.partkey
+        and o.orderkey = l.orderkey and s.nationkey = n.nationkey and p.name like '%green%' group by 1, 2`);
+    expect(text).toMatch(/TableScanOperator\[table = tpch.sf1.orders[^\n]*\n\s*└─ LookupJoinOperator\[type = INNER/u);
+    // Without the selective part filter the joined lineitem rows are the larger side: orders is hashed.
+    const unfiltered = await plan(`select o.orderdate, sum(l.extendedprice) from tpch.sf1.lineitem l, tpch.sf1.orders o where o.orderkey = l.orderkey group by 1`);
+    expect(unfiltered).toMatch(/TableScanOperator\[table = tpch.sf1.orders[^\n]*\n\s*└─ TaskOutputOperator/u);
+  });
+
   it('GROUP BY a primary key plus columns of the same row hashes the key alone', async () => {
     const text = await plan('select c.custkey, c.name, c.comment, n.name, count(*) from customer c join nation n on c.nationkey = n.nationkey group by c.custkey, c.name, c.comment, n.name');
     expect(text).toMatch(/HashAggregationOperator\[step = \w+, keys = \[#\d+, #\d+\], aggregates = \[count_star, arbitrary, arbitrary\]\]/u);

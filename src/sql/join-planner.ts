@@ -8,6 +8,9 @@ import { BOOLEAN } from '../data/types.js';
 import { andAll, conjuncts, exprKey, referencedColumns, remapColumns, type Expr } from './ir.js';
 import { estimateRows, knownSelectivity, type Field, type PlanNode } from './plan.js';
 
+/** A relation this large is streamed rather than hashed when the rows joined so far are under half of it. */
+const SWAP_MIN_BUILD_ROWS = 1_000_000;
+
 export interface Relation {
   readonly plan: PlanNode;
   /** Position of the relation's first field in the group's logical (FROM-order) layout. */
@@ -246,11 +249,14 @@ export function planJoinGroup(relations: readonly Relation[], predicates: readon
       }
     }
     for (const m of unit.members) joined.add(m);
-    const nextLayout = [...layout, ...unitLayout];
+    // Hash the rows joined so far instead of a large table when they are far fewer: Q9's 320k
+    // lineitem rows of green parts meet 1.5M orders, which then stream through them.
+    const swap = unit.members.length === 1 && estimateRows(buildPlan) >= SWAP_MIN_BUILD_ROWS && 2 * estimateRows(plan) < estimateRows(buildPlan);
+    const nextLayout = swap ? [...unitLayout, ...layout] : [...layout, ...unitLayout];
     const ready = residuals.map((r, i) => ({ r, i })).filter(({ r, i }) => !applied.has(i) && [...r.rels].every((x) => joined.has(x)));
     for (const { i } of ready) applied.add(i);
     const filter = andAll(ready.map(({ r }) => remapColumns(r.expr, (c) => nextLayout.indexOf(c))));
-    plan = joinPlans(plan, buildPlan, leftKeys, rightKeys, filter, 'inner');
+    plan = swap ? joinPlans(buildPlan, plan, rightKeys, leftKeys, filter, 'inner') : joinPlans(plan, buildPlan, leftKeys, rightKeys, filter, 'inner');
     layout = nextLayout;
     current = unit.c;
   }
