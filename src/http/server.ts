@@ -17,11 +17,7 @@
 // Replies carry the handler's headers plus what uWS always writes itself (`Date`,
 // `uWebSockets: 20`, `Content-Length`); the server adds only `Connection: close` when it closes the
 // connection (413, shutdown).
-import { randomBytes } from 'node:crypto';
-import { unlinkSync } from 'node:fs';
 import { STATUS_CODES } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type * as uws from '@uwsjs/core';
 import type { Router, UnroutedRequest } from './router.js';
 import { HttpError, json, type HttpReply } from './types.js';
@@ -30,6 +26,7 @@ import { silentLogger, type Logger } from '../util/logger.js';
 import { startFrontDoorThread, type FrontDoorThread } from './front-door-thread.js';
 import { formatDataSize } from '../util/wire-format.js';
 import { addressText } from './peer-address.js';
+import { claimPrivateSocketPath, releasePrivateSocketPath } from './private-socket.js';
 
 /** Receives one call per request and one per response; NodeHealth implements it. */
 export interface RequestRecorder {
@@ -243,9 +240,10 @@ export async function listen(router: Router, options: ListenOptions = {}): Promi
   let listenSocket: uws.us_listen_socket | false;
   if (!useFrontDoor) listenSocket = await bind(host, options.port ?? 0);
   else {
-    unixPath = privateSocketPath();
+    unixPath = claimPrivateSocketPath();
     listenSocket = await bindUnix(unixPath);
     if (!listenSocket) {
+      releasePrivateSocketPath(unixPath);
       unixPath = undefined;
       listenSocket = await bind('127.0.0.1', 0);
     }
@@ -260,7 +258,7 @@ export async function listen(router: Router, options: ListenOptions = {}): Promi
     } catch (error) {
       uWS.us_listen_socket_close(uwsListenSocket);
       app.close();
-      if (unixPath) removeSocketFile(unixPath);
+      if (unixPath) releasePrivateSocketPath(unixPath);
       throw error;
     }
     publicPort = door.port;
@@ -290,7 +288,7 @@ export async function listen(router: Router, options: ListenOptions = {}): Promi
       await waitUntil(() => openConnections === 0, CLOSE_GRACE_MS);
       app.close();
       await door?.drain(CLOSE_GRACE_MS);
-      if (unixPath) removeSocketFile(unixPath);
+      if (unixPath) releasePrivateSocketPath(unixPath);
     })());
 
   return {
@@ -300,19 +298,6 @@ export async function listen(router: Router, options: ListenOptions = {}): Promi
     inFlight: () => inFlight,
     close,
   };
-}
-
-/** A fresh path for uWS's private socket behind the front door, in the system's temporary folder. */
-function privateSocketPath(): string {
-  return join(tmpdir(), `analytics-${process.pid}-${randomBytes(6).toString('hex')}.sock`);
-}
-
-function removeSocketFile(path: string): void {
-  try {
-    unlinkSync(path);
-  } catch {
-    // already gone
-  }
 }
 
 /** Status lines by code, built once each. */
