@@ -10,7 +10,7 @@
 import type { CatalogRegistry, ColumnMetadata, Split } from '../connectors/catalog.js';
 import { MemoryConnector, splitsOf, type MemoryTable } from '../connectors/memory.js';
 import { columnFromValues, pageFromRows } from '../connectors/rows.js';
-import { readValue, type Column, type Page } from '../data/page.js';
+import { readValue, sharedPage, type Column, type Page } from '../data/page.js';
 import { BIGINT, isInterval, isNumeric, typeDisplayName, typeEquals, type SqlType } from '../data/types.js';
 import { castValue, valueToText } from '../data/values.js';
 import { concatPages } from '../exec/concat.js';
@@ -407,13 +407,17 @@ function codePoints(s: string): number {
   return n;
 }
 
-/** Merges runs of small pages (e.g. one per INSERT ... VALUES batch or per split) into larger ones. */
-function compact(pages: readonly Page[], types: readonly SqlType[]): Page[] {
+/**
+ * Merges runs of small pages (e.g. one per INSERT ... VALUES batch or per split) into larger ones,
+ * every page on SharedArrayBuffers: a table's pages go to every worker that scans it by reference
+ * (a page gathered on this thread, in ordinary memory, would be copied to each scan instead).
+ */
+export function compact(pages: readonly Page[], types: readonly SqlType[]): Page[] {
   const out: Page[] = [];
   let run: Page[] = [];
   let runRows = 0;
   const flush = (): void => {
-    if (run.length === 1) out.push(run[0]);
+    if (run.length === 1) out.push(sharedPage(run[0]));
     else if (run.length > 1) out.push(concatPages(run, types));
     run = [];
     runRows = 0;
@@ -423,7 +427,7 @@ function compact(pages: readonly Page[], types: readonly SqlType[]): Page[] {
     const p = page.columns.every((c) => c.length === page.length) ? page : { length: page.length, columns: page.columns.map((c) => sliceColumn(c, 0, page.length)) };
     if (p.length >= SMALL_PAGE_ROWS) {
       flush();
-      out.push(p);
+      out.push(sharedPage(p));
       continue;
     }
     if (runRows + p.length > TARGET_PAGE_ROWS) flush();
