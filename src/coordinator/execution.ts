@@ -321,7 +321,7 @@ export class QueryExecution {
       }
       if (this.stopped) return;
       // In split order, as drivers one by one would have produced them.
-      outcomes.sort((a, b) => (a.split ?? 0) - (b.split ?? 0));
+      outcomes.sort((a, b) => a.split - b.split);
       for (const outcome of outcomes) {
         const result = this.takeOutcome(outcome);
         task.recordDriver(result);

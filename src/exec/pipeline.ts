@@ -147,45 +147,18 @@ export function adaptPartialAggregation(fragment: FragmentSpec, result: DriverRe
   return { ...fragment, operators };
 }
 
-/** A pipeline fed page by page that collects its output: one driver. */
-export class Driver {
-  private readonly pages: Page[] = [];
-  private readonly pipeline: Pipeline;
-  private wallNanos = 0;
-
-  constructor(fragment: FragmentSpec, joins: Readonly<Record<number, JoinTable>> = {}) {
-    const start = nowNanos();
-    this.pipeline = new Pipeline(fragment, (p) => this.pages.push(p), joins);
-    this.wallNanos = nowNanos() - start;
-  }
-
-  add(page: Page): void {
-    const start = nowNanos();
-    this.pipeline.addInput(page);
-    this.wallNanos += nowNanos() - start;
-  }
-
-  /** True once a downstream LIMIT is satisfied. */
-  isDone(): boolean {
-    return this.pipeline.isDone();
-  }
-
-  finish(): DriverResult {
-    const start = nowNanos();
-    this.pipeline.finish();
-    this.wallNanos += nowNanos() - start;
-    // A driver runs synchronously on its thread, so its wall time is its CPU time (Node 20 has no
-    // per-thread CPU clock).
-    return { pages: this.pages, stats: this.pipeline.stats(), wallNanos: this.wallNanos, cpuNanos: this.wallNanos };
-  }
-}
-
 /** Runs a pipeline over complete input: all pages are added, then finish. */
 export function runPipeline(fragment: FragmentSpec, input: Iterable<Page>, joins: Readonly<Record<number, JoinTable>> = {}): DriverResult {
-  const driver = new Driver(fragment, joins);
+  const wall0 = nowNanos();
+  const pages: Page[] = [];
+  const pipeline = new Pipeline(fragment, (p) => pages.push(p), joins);
   for (const page of input) {
-    if (driver.isDone()) break;
-    driver.add(page);
+    if (pipeline.isDone()) break;
+    pipeline.addInput(page);
   }
-  return driver.finish();
+  pipeline.finish();
+  const wallNanos = nowNanos() - wall0;
+  // A driver runs synchronously on its thread, so its wall time is its CPU time (Node 20 has no
+  // per-thread CPU clock).
+  return { pages, stats: pipeline.stats(), wallNanos, cpuNanos: wallNanos };
 }

@@ -112,15 +112,9 @@ function shareOutput(result: DriverResult): DriverResult {
 
 /** A scan driver over one split: cached pages, or columns generated now. */
 function runScan(fragment: FragmentSpec, split: Split, joins: Readonly<Record<number, JoinTable>>, textPool: Uint8Array | undefined): DriverOutcome {
-  const { pages, generated } = scanPages(fragment, split, textPool);
-  return { result: shareOutput(runPipeline(fragment, pages, joins)), generated };
-}
-
-/** A split's rows as pages of the scan's columns: its cached pages, or one page generated now. */
-function scanPages(fragment: FragmentSpec, split: Split, textPool: Uint8Array | undefined): { pages: Page[]; generated?: GeneratedColumns } {
   if (fragment.source.kind !== 'scan') throw new Error('a split needs a scan fragment');
   const columns = fragment.source.columns;
-  if (split.kind === 'pages') return { pages: split.pages.map((p) => project(p, columns)) };
+  if (split.kind === 'pages') return { result: shareOutput(runPipeline(fragment, split.pages.map((p) => project(p, columns)), joins)) };
   if (split.connector !== 'tpch') throw new Error(`no generator for connector ${split.connector}`);
   if (!textPoolReady() && textPool) installTextPool(textPool);
   // Generate only the missing columns; combined with the cached ones they make the scan's page.
@@ -128,7 +122,10 @@ function scanPages(fragment: FragmentSpec, split: Split, textPool: Uint8Array | 
   const full: (Column | undefined)[] = [...split.cached];
   split.columns.forEach((c, k) => (full[c] = generated.columns[k]));
   const page: Page = { length: generated.length, columns: full as Column[] };
-  return { pages: [project(page, columns)], generated: { cacheKey: split.cacheKey, length: generated.length, positions: split.columns, columns: generated.columns } };
+  return {
+    result: shareOutput(runPipeline(fragment, [project(page, columns)], joins)),
+    generated: { cacheKey: split.cacheKey, length: generated.length, positions: split.columns, columns: generated.columns },
+  };
 }
 
 export default runWorkerRequest;

@@ -85,11 +85,13 @@ export class Router implements RouteRegistry {
     const segments = splitPath(path);
     // The common case first: the first route in precedence order that takes this method.
     const values: string[] = [];
-    const route = findRoute(this.root, segments, 0, values, verb);
-    if (route) return { kind: 'found', handler: route.handler, params: bindParams(route.paramNames, values), pattern: route.pattern };
+    let route: Route | undefined;
+    if (walk(this.root, segments, 0, values, (routes) => (route = routeFor(routes, verb)) !== undefined) && route) {
+      return { kind: 'found', handler: route.handler, params: bindParams(route.paramNames, values), pattern: route.pattern };
+    }
     // No route takes this method: the path is unknown (404), or known under other methods (405).
     const tables: Array<Map<string, Route>> = [];
-    collect(this.root, segments, 0, tables);
+    walk(this.root, segments, 0, [], (routes) => (tables.push(routes), false));
     if (tables.length === 0) return { kind: 'not-found' };
     return { kind: 'method-not-allowed', allow: allowedMethods(tables) };
   }
@@ -131,49 +133,30 @@ function routeFor(routes: Map<string, Route>, verb: string): Route | undefined {
 }
 
 /**
- * The first route for `verb` in precedence order (literal, parameter, rest), as `collect` would
- * list it; `values` holds its parameter values once found.
+ * Depth-first walk in precedence order (literal, parameter, rest) over the route tables whose
+ * pattern matches the path. Stops as soon as `visit` returns true, with that table's parameter
+ * values in `values`; returns whether it stopped.
  */
-function findRoute(node: TrieNode, segments: readonly string[], depth: number, values: string[], verb: string): Route | undefined {
+function walk(node: TrieNode, segments: readonly string[], depth: number, values: string[], visit: (routes: Map<string, Route>) => boolean): boolean {
   if (depth === segments.length) {
-    const route = node.routes.size > 0 ? routeFor(node.routes, verb) : undefined;
-    if (route) return route;
+    if (node.routes.size > 0 && visit(node.routes)) return true;
   } else {
     const segment = segments[depth]!;
     const literal = node.literals.get(segment);
-    if (literal) {
-      const route = findRoute(literal, segments, depth + 1, values, verb);
-      if (route) return route;
-    }
+    if (literal && walk(literal, segments, depth + 1, values, visit)) return true;
     if (node.param && segment !== '') {
       values.push(segment);
-      const route = findRoute(node.param, segments, depth + 1, values, verb);
-      if (route) return route;
+      if (walk(node.param, segments, depth + 1, values, visit)) return true;
       values.pop();
     }
   }
-  if (node.rest.size > 0 && depth < segments.length) {
-    const route = routeFor(node.rest, verb);
-    if (route) {
-      values.push(segments.slice(depth).join('/'));
-      return route;
-    }
-  }
-  return undefined;
-}
-
-/** Every route table whose pattern matches the path, whatever the method. */
-function collect(node: TrieNode, segments: readonly string[], depth: number, out: Array<Map<string, Route>>): void {
-  if (depth === segments.length) {
-    if (node.routes.size > 0) out.push(node.routes);
-  } else {
-    const segment = segments[depth]!;
-    const literal = node.literals.get(segment);
-    if (literal) collect(literal, segments, depth + 1, out);
-    if (node.param && segment !== '') collect(node.param, segments, depth + 1, out);
-  }
   // `*rest` matches one or more remaining segments.
-  if (node.rest.size > 0 && depth < segments.length) out.push(node.rest);
+  if (node.rest.size > 0 && depth < segments.length) {
+    values.push(segments.slice(depth).join('/'));
+    if (visit(node.rest)) return true;
+    values.pop();
+  }
+  return false;
 }
 
 function bindParams(names: readonly string[], values: readonly string[]): Record<string, string> {

@@ -416,11 +416,7 @@ function reduceSubquery(plan: PlanNode, keyCount: number, reducer: { plan: PlanN
  * range keeps a seventh of lineitem). A semi join keeps its input's fields: nothing above changes.
  */
 function pushReduction(plan: PlanNode, keys: readonly number[], reducer: { plan: PlanNode; keys: Expr[] }): PlanNode {
-  return reductionBelowJoin(plan, keys, reducer) ?? semiReduce(plan, keys, reducer);
-}
-
-function semiReduce(plan: PlanNode, keys: readonly number[], reducer: { plan: PlanNode; keys: Expr[] }): PlanNode {
-  return joinPlans(plan, reducer.plan, keys.map((k) => col(k, plan.fields[k].type)), reducer.keys, null, 'semi');
+  return reductionBelowJoin(plan, keys, reducer) ?? joinPlans(plan, reducer.plan, keys.map((k) => col(k, plan.fields[k].type)), reducer.keys, null, 'semi');
 }
 
 /** `plan` with the reduction applied inside a join below it; undefined when no join is on the keys' way. */

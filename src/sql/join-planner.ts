@@ -251,7 +251,8 @@ export function planJoinGroup(relations: readonly Relation[], predicates: readon
     for (const m of unit.members) joined.add(m);
     // Hash the rows joined so far instead of a large table when they are far fewer: Q9's 320k
     // lineitem rows of green parts meet 1.5M orders, which then stream through them.
-    const swap = unit.members.length === 1 && estimateRows(buildPlan) >= SWAP_MIN_BUILD_ROWS && 2 * estimateRows(plan) < estimateRows(buildPlan);
+    const buildRows = unit.members.length === 1 ? estimateRows(buildPlan) : 0;
+    const swap = buildRows >= SWAP_MIN_BUILD_ROWS && 2 * estimateRows(plan) < buildRows;
     const nextLayout = swap ? [...unitLayout, ...layout] : [...layout, ...unitLayout];
     const ready = residuals.map((r, i) => ({ r, i })).filter(({ r, i }) => !applied.has(i) && [...r.rels].every((x) => joined.has(x)));
     for (const { i } of ready) applied.add(i);

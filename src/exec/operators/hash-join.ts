@@ -200,43 +200,26 @@ export class HashJoinOperator implements Operator, SelectionSink {
    */
   private matchInt64(n: number, pairs: Int32Array): number {
     const { direct, chain, min, range, bits, ranks } = this.keyIndex();
+    // Only when the index's keys are all non-negative int32 (TPC-H's keys): a key with a high word
+    // is then outside it, and the offset is integer arithmetic on the low word (~15% faster than
+    // composing a double). Other keys take matchDirect's general loop.
+    if (!(min >= 0 && min + range <= 2 ** 31)) return this.matchDirect(n, null, null, pairs, null);
     const firstOnly = this.firstOnly;
     let count = 0;
-    // Index keys all non-negative int32 (TPC-H's keys): a key with a high word is outside it, and
-    // the offset is integer arithmetic on the low word (~15% faster than composing a double).
-    if (bits !== null && ranks !== null && min >= 0 && min + range <= 2 ** 31) {
-      for (let i = 0; i < n; i++) {
-        const k = (pairs[2 * i] - min) >>> 0;
-        if (pairs[2 * i + 1] !== 0 || k >= range) continue;
-        const word = bits[k >>> 5];
-        const bit = 1 << (k & 31);
-        if ((word & bit) === 0) continue;
-        for (let j = direct[ranks[k >>> 5] + bitCount(word & (bit - 1))]; j >= 0; j = firstOnly ? -1 : chain[j]) this.push(count++, i, j);
-      }
-      return count;
-    }
     if (bits !== null && ranks !== null) {
       for (let i = 0; i < n; i++) {
-        const k = pairs[2 * i + 1] * 4294967296 + (pairs[2 * i] >>> 0) - min;
-        if (!(k >= 0 && k < range)) continue;
+        const k = (pairs[2 * i] - min) >>> 0;
+        if (pairs[2 * i + 1] !== 0 || k >= range) continue;
         const word = bits[k >>> 5];
         const bit = 1 << (k & 31);
         if ((word & bit) === 0) continue;
         for (let j = direct[ranks[k >>> 5] + bitCount(word & (bit - 1))]; j >= 0; j = firstOnly ? -1 : chain[j]) this.push(count++, i, j);
-      }
-      return count;
-    }
-    if (min >= 0 && min + range <= 2 ** 31) {
-      for (let i = 0; i < n; i++) {
-        const k = (pairs[2 * i] - min) >>> 0;
-        if (pairs[2 * i + 1] !== 0 || k >= range) continue;
-        for (let j = direct[k]; j >= 0; j = firstOnly ? -1 : chain[j]) this.push(count++, i, j);
       }
       return count;
     }
     for (let i = 0; i < n; i++) {
-      const k = pairs[2 * i + 1] * 4294967296 + (pairs[2 * i] >>> 0) - min;
-      if (!(k >= 0 && k < range)) continue;
+      const k = (pairs[2 * i] - min) >>> 0;
+      if (pairs[2 * i + 1] !== 0 || k >= range) continue;
       for (let j = direct[k]; j >= 0; j = firstOnly ? -1 : chain[j]) this.push(count++, i, j);
     }
     return count;
