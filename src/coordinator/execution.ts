@@ -58,6 +58,24 @@ function claimsSplits(fragment: FragmentSpec, splits: readonly Split[], threads:
   return splits.length > threads && last !== undefined && last.op === 'aggregate' && last.step !== 'passthrough';
 }
 
+/** Whether a split runs on the coordinator's thread: pages already in memory, few rows. */
+function runsInline(split: Split): boolean {
+  return split.kind === 'pages' && split.rows <= INLINE_MAX_ROWS;
+}
+
+/** Rows a fragment's trailing LIMIT lets through the whole task (not each driver); Infinity without one. */
+function limitOf(fragment: FragmentSpec): number {
+  const last = fragment.operators[fragment.operators.length - 1];
+  return last?.op === 'limit' && last.count !== null ? last.count + last.offset : Infinity;
+}
+
+/** A driver's input pages on this thread: the split's (only the columns the scan reads) or the request's. */
+function inlinePages(request: WorkerRequest & { kind: 'driver' }): readonly Page[] {
+  const input = request.split ? (request.split.kind === 'pages' ? request.split.pages : []) : (request.pages ?? []);
+  const cols = request.fragment.source.kind === 'scan' ? request.fragment.source.columns : null;
+  return cols ? input.map((p) => ({ length: p.length, columns: cols.map((c) => p.columns[c]) })) : input;
+}
+
 export class QueryExecution {
   readonly tasks: SqlTask[];
   private failure: EngineError | undefined;
@@ -191,7 +209,8 @@ export class QueryExecution {
   private async runStage(stage: StagePlan): Promise<void> {
     const task = this.task(stage.stageId);
     try {
-      const tables = await Promise.all(stage.builds.map((b) => this.joinTable(b)));
+      // No await without builds: a trivial statement then runs in the turn that started it.
+      const tables = stage.builds.length === 0 ? [] : await Promise.all(stage.builds.map((b) => this.joinTable(b)));
       if (this.stopped) return;
       const joins: Record<number, JoinTable> = {};
       stage.builds.forEach((b, i) => (joins[b.joinId] = tables[i]));
@@ -252,12 +271,7 @@ export class QueryExecution {
   }
 
   private async runDriver(request: WorkerRequest & { kind: 'driver' }, inline: boolean): Promise<DriverResult> {
-    if (inline) {
-      const input = request.split ? (request.split.kind === 'pages' ? request.split.pages : []) : (request.pages ?? []);
-      const cols = request.fragment.source.kind === 'scan' ? request.fragment.source.columns : null;
-      const pages = cols ? input.map((p) => ({ length: p.length, columns: cols.map((c) => p.columns[c]) })) : input;
-      return runPipeline(request.fragment, pages, request.joins);
-    }
+    if (inline) return runPipeline(request.fragment, inlinePages(request), request.joins);
     const source = request.fragment.source;
     const split = request.split && source.kind === 'scan' ? onlyColumns(request.split, source.columns) : request.split;
     const textPool = await this.textPoolFor(split ? [split] : []);
@@ -286,6 +300,7 @@ export class QueryExecution {
     task.noMoreSplits = true;
     task.setState('RUNNING');
     if (claimsSplits(stage.fragment, splits, this.ctx.pool.threads)) await this.runClaimedSplits(stage, task, splits, joins);
+    else if (splits.every(runsInline)) this.runInlineSplits(stage, task, splits, joins);
     else await this.runSplitsOneByOne(stage, task, splits, joins);
     // Splits skipped because a LIMIT was satisfied count as completed.
     task.completedDrivers += task.queuedDrivers;
@@ -341,9 +356,7 @@ export class QueryExecution {
     const parallelism = Math.max(1, this.ctx.pool.threads * 2);
     let next = 0;
     let fragment = stage.fragment;
-    // A trailing LIMIT bounds the whole task, not each driver: trim output and stop once reached.
-    const last = fragment.operators[fragment.operators.length - 1];
-    let remaining = last?.op === 'limit' && last.count !== null ? last.count + last.offset : Infinity;
+    let remaining = limitOf(fragment);
     const worker = async (): Promise<void> => {
       while (next < splits.length && !this.stopped) {
         while (task.outputBuffer.isFull(BUFFER_LIMIT_BYTES) && !this.stopped) {
@@ -356,17 +369,9 @@ export class QueryExecution {
         task.queuedDrivers--;
         task.runningDrivers++;
         try {
-          const inline = split.kind === 'pages' && split.rows <= INLINE_MAX_ROWS;
-          const result = await this.runDriver({ kind: 'driver', fragment, split, joins }, inline);
-          task.recordDriver(result);
+          const result = await this.runDriver({ kind: 'driver', fragment, split, joins }, runsInline(split));
           fragment = adaptPartialAggregation(fragment, result);
-          for (const page of result.pages) {
-            if (remaining <= 0) break;
-            const kept = page.length <= remaining ? page : { length: remaining, columns: page.columns.map((c) => sliceColumn(c, 0, remaining)) };
-            remaining -= kept.length;
-            task.outputBuffer.enqueue(kept);
-          }
-          this.checkMemory();
+          remaining = this.acceptDriver(task, result, remaining);
         } finally {
           task.runningDrivers--;
           task.completedDrivers++;
@@ -374,6 +379,42 @@ export class QueryExecution {
       }
     };
     await Promise.all(Array.from({ length: Math.min(parallelism, Math.max(1, splits.length)) }, worker));
+  }
+
+  /**
+   * Splits small enough for this thread, one after the other without an await: a trivial
+   * statement (SELECT 1, VALUES) then costs no promise, closure or worker round trip per driver
+   * (each a few hundred bytes of garbage, which under a stream of them is GC time).
+   */
+  private runInlineSplits(stage: StagePlan, task: SqlTask, splits: readonly Split[], joins: Joins): void {
+    let fragment = stage.fragment;
+    let remaining = limitOf(fragment);
+    for (const split of splits) {
+      if (this.stopped || task.outputBuffer.isFinished || this.partiallyCanceled.has(stage.stageId) || remaining <= 0) break;
+      task.queuedDrivers--;
+      task.runningDrivers++;
+      try {
+        const result = runPipeline(fragment, inlinePages({ kind: 'driver', fragment, split, joins }), joins);
+        fragment = adaptPartialAggregation(fragment, result);
+        remaining = this.acceptDriver(task, result, remaining);
+      } finally {
+        task.runningDrivers--;
+        task.completedDrivers++;
+      }
+    }
+  }
+
+  /** Records a driver and queues its pages, at most `remaining` rows of them; returns what remains. */
+  private acceptDriver(task: SqlTask, result: DriverResult, remaining: number): number {
+    task.recordDriver(result);
+    for (const page of result.pages) {
+      if (remaining <= 0) break;
+      const kept = page.length <= remaining ? page : { length: remaining, columns: page.columns.map((c) => sliceColumn(c, 0, remaining)) };
+      remaining -= kept.length;
+      task.outputBuffer.enqueue(kept);
+    }
+    this.checkMemory();
+    return remaining;
   }
 
   /**

@@ -17,7 +17,7 @@ import { RULE_NAMES } from '../sql/optimize/index.js';
 import { parseStatement, type Statement } from '../sql/parse.js';
 import { EngineError } from '../util/engine-error.js';
 import type { Logger } from '../util/logger.js';
-import { QueryExecution } from './execution.js';
+import { QueryExecution, type ExecutionContext } from './execution.js';
 import { Query, type QueryDriver, type Session } from './query.js';
 import { statementStats } from './query-info.js';
 import { WriteExecutor } from './writes.js';
@@ -55,6 +55,7 @@ export class QueryManager implements QueryDriver {
   private textPoolPromise: Promise<Uint8Array> | undefined;
   private readonly writes: WriteExecutor;
   private readonly plans: PlanCache;
+  private readonly executionContext: ExecutionContext;
   /** Finished queries whose final answer went out, oldest first (from `answeredHead` on). */
   private readonly answered: Query[] = [];
   private answeredHead = 0;
@@ -65,13 +66,15 @@ export class QueryManager implements QueryDriver {
     this.plans = new PlanCache(options.catalogs);
     this.sweeper = setInterval(() => this.sweep(), 1000);
     this.sweeper.unref();
-    this.writes = new WriteExecutor(options.catalogs, {
+    // One context for every execution (not one per query: a finished query stays in the history).
+    this.executionContext = {
       pool: options.pool,
       tpch: options.tpch,
       textPool: () => this.sharedTextPool(),
       memoryLimitBytes: options.memoryLimitBytes,
       splitsFor: (stage) => this.splitsFor(stage),
-    });
+    };
+    this.writes = new WriteExecutor(options.catalogs, this.executionContext);
   }
 
   /** `YYYYMMDD_HHMMSS_NNNNN_xxxxx`: UTC time, a 5-digit counter, this coordinator's id. */
@@ -157,13 +160,7 @@ export class QueryManager implements QueryDriver {
     query.names = plan.names;
     query.types = plan.types;
     query.transition('STARTING');
-    const execution = new QueryExecution(query.id, plan, {
-      pool: this.options.pool,
-      tpch: this.options.tpch,
-      textPool: () => this.sharedTextPool(),
-      memoryLimitBytes: this.options.memoryLimitBytes,
-      splitsFor: (stage) => this.splitsFor(stage),
-    }, (e) => query.fail(e));
+    const execution = new QueryExecution(query.id, plan, this.executionContext, (e) => query.fail(e));
     query.execution = execution;
     if (query.done) return;
     query.transition('RUNNING');
