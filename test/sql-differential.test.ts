@@ -116,6 +116,18 @@ const CASES: Case[] = [
   { sql: "select mktsegment, count(*) from customer where phone like '1_-%' group by mktsegment order by mktsegment", ordered: true },
   { sql: 'select sum(l.quantity) from lineitem l where l.tax > 0.05' },
   { sql: 'select x.n from (select name as n, regionkey as r from nation) x where x.r = 3 order by x.n', ordered: true },
+  // equal columns through a third table: the implied join (customer with nation) and one key per class
+  {
+    sql: `select n.name, count(*), sum(c.acctbal) from customer c, supplier s, nation n, region r
+          where c.nationkey = s.nationkey and s.nationkey = n.nationkey and n.regionkey = r.regionkey and r.name = 'ASIA' and s.suppkey < 20
+          group by n.name order by n.name`,
+    ordered: true,
+  },
+  {
+    sql: `select count(*), sum(l.quantity) from lineitem l, partsupp ps, part p, supplier s
+          where l.partkey = ps.partkey and ps.partkey = p.partkey and l.suppkey = ps.suppkey and ps.suppkey = s.suppkey and p.size < 10`,
+  },
+  { sql: 'select count(*) from nation a, nation b, nation c where a.regionkey = b.regionkey and b.regionkey = c.regionkey and a.nationkey < c.nationkey' },
 ];
 
 describe('SQL results equal DuckDB on tpch.tiny', () => {

@@ -49,6 +49,19 @@ describe('plan choices', () => {
     expect(unfiltered).toMatch(/TableScanOperator\[table = tpch.sf1.orders[^\n]*\n\s*└─ TaskOutputOperator/u);
   });
 
+  it('equal columns through a third table join customer with nation (and region) before orders (Q5)', async () => {
+    const text = await plan(`select n.name, sum(l.extendedprice * (1 - l.discount)) from tpch.sf1.customer c, tpch.sf1.orders o, tpch.sf1.lineitem l,
+        tpch.sf1.supplier s, tpch.sf1.nation n, tpch.sf1.region r
+      where c.custkey = o.custkey and l.orderkey = o.orderkey and l.suppkey = s.suppkey and c.nationkey = s.nationkey
+        and s.nationkey = n.nationkey and n.regionkey = r.regionkey and r.name = 'ASIA'
+        and o.orderdate >= date '1994-01-01' and o.orderdate < date '1995-01-01' group by n.name`);
+    // customer's scan probes nation's table (whose own build is the ASIA region) ...
+    expect(text).toMatch(/TableScanOperator\[table = tpch.sf1.customer[^\n]*\n\s*└─ LookupJoinOperator\[type = INNER/u);
+    // ... and supplier, its nation already known from the customer's, joins on two keys and is not joined with nation itself.
+    expect(text).toMatch(/LookupJoinOperator\[type = INNER, build = \d+, probeKeys = \[#\d+, #\d+\]/u);
+    expect(text.match(/TableScanOperator\[table = tpch.sf1.nation/gu)?.length).toBe(1);
+  });
+
   it('GROUP BY a primary key plus columns of the same row hashes the key alone', async () => {
     const text = await plan('select c.custkey, c.name, c.comment, n.name, count(*) from customer c join nation n on c.nationkey = n.nationkey group by c.custkey, c.name, c.comment, n.name');
     expect(text).toMatch(/HashAggregationOperator\[step = \w+, keys = \[#\d+, #\d+\], aggregates = \[count_star, arbitrary, arbitrary\]\]/u);

@@ -1,6 +1,7 @@
 // Planning a group of inner-joined relations (FROM a, b, c WHERE ... / JOIN ... ON): predicates on
 // one relation are pushed down to it, equalities between two relations become hash-join keys, the
-// rest are applied as soon as every relation they read is joined. The join order is chosen by
+// rest are applied as soon as every relation they read is joined. Equalities between columns are
+// closed transitively (a = b, b = c gives a = c too), and a join uses one key per class of equal columns. The join order is chosen by
 // estimated size, not by text order: the largest relation is the probe (streamed) side, and each
 // step hashes the connected relation that is a key (FK→PK) join if possible, else the smallest.
 
@@ -26,6 +27,66 @@ interface Edge {
   /** Key expressions local to relation a and b. */
   readonly exprA: Expr;
   readonly exprB: Expr;
+}
+
+/**
+ * Adds the equalities column equalities imply: `c_nationkey = s_nationkey AND s_nationkey =
+ * n_nationkey` also joins customer with nation, so the planner may put nation (and region, with
+ * its filter) under customer before customer meets orders (Q5). Returns each (relation, column)'s
+ * class of equal columns (undefined: in none). Only columns of one type are put in one class.
+ */
+function addImpliedEdges(edges: Edge[]): (relation: number, column: number) => number | undefined {
+  const parent = new Map<string, string>();
+  const types = new Map<string, Expr>();
+  const find = (k: string): string => {
+    let root = k;
+    while (parent.get(root) !== root) root = parent.get(root) as string;
+    parent.set(k, root);
+    return root;
+  };
+  const add = (rel: number, e: Expr): string => {
+    const k = `${rel}:${(e as { index: number }).index}`;
+    if (!parent.has(k)) {
+      parent.set(k, k);
+      types.set(k, e);
+    }
+    return k;
+  };
+  for (const e of edges) {
+    if (!isPlainColumn(e.exprA) || !isPlainColumn(e.exprB) || e.exprA.type.id !== e.exprB.type.id) continue;
+    const a = find(add(e.a, e.exprA));
+    const b = find(add(e.b, e.exprB));
+    if (a !== b) parent.set(a, b);
+  }
+  const members = new Map<string, string[]>();
+  for (const k of parent.keys()) {
+    const root = find(k);
+    members.set(root, [...(members.get(root) ?? []), k]);
+  }
+  const linked = new Set(edges.filter((e) => isPlainColumn(e.exprA) && isPlainColumn(e.exprB)).map((e) => pairKey(`${e.a}:${(e.exprA as { index: number }).index}`, `${e.b}:${(e.exprB as { index: number }).index}`)));
+  for (const group of members.values()) {
+    for (let i = 0; i < group.length; i++) {
+      for (let j = i + 1; j < group.length; j++) {
+        const [x, y] = [group[i], group[j]];
+        const [rx, ry] = [Number(x.split(':')[0]), Number(y.split(':')[0])];
+        if (rx === ry || linked.has(pairKey(x, y))) continue;
+        edges.push({ a: rx, b: ry, exprA: types.get(x) as Expr, exprB: types.get(y) as Expr });
+      }
+    }
+  }
+  const classIds = new Map<string, number>();
+  for (const k of parent.keys()) {
+    const root = find(k);
+    if (!classIds.has(root)) classIds.set(root, classIds.size);
+  }
+  return (relation, column) => {
+    const k = `${relation}:${column}`;
+    return parent.has(k) ? classIds.get(find(k)) : undefined;
+  };
+}
+
+function pairKey(x: string, y: string): string {
+  return x < y ? `${x}|${y}` : `${y}|${x}`;
 }
 
 /** Splits `(x AND p) OR (x AND q)` into `x AND (p OR q)`, so shared join conditions become keys. */
@@ -147,6 +208,8 @@ export function planJoinGroup(relations: readonly Relation[], predicates: readon
     }
   }
 
+  const classOf = addImpliedEdges(edges);
+
   const plans = relations.map((r, i) => {
     const f = andAll(filters[i]);
     return f ? ({ kind: 'filter', input: r.plan, predicate: f, fields: r.plan.fields } as PlanNode) : r.plan;
@@ -242,8 +305,15 @@ export function planJoinGroup(relations: readonly Relation[], predicates: readon
     }
     const leftKeys: Expr[] = [];
     const rightKeys: Expr[] = [];
+    // One key per class of equal columns: the joined rows already agree within a class.
+    const keyedClasses = new Set<number>();
     for (const m of unit.members) {
       for (const e of edgesBetween(m, joined)) {
+        const cls = isPlainColumn(e.mine) ? classOf(m, e.mine.index) : undefined;
+        if (cls !== undefined) {
+          if (keyedClasses.has(cls)) continue;
+          keyedClasses.add(cls);
+        }
         leftKeys.push(remapColumns(e.theirs, (i) => layout.indexOf(relations[e.other].offset + i)));
         rightKeys.push(remapColumns(e.mine, (i) => unitLayout.indexOf(relations[m].offset + i)));
       }
