@@ -1,13 +1,14 @@
-// The server's GC setting really reaches V8: a process that applied it marks no major GC on
+// The server's GC settings really reach V8: a process that applied them marks no major GC on
 // background threads (V8's own trace says so), one started with an explicit --concurrent-marking
-// keeps concurrent marking.
+// keeps concurrent marking. (Pretenuring has no trace in release builds: its flag is checked as
+// an explicit choice only.)
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
-import { concurrentMarkingChosen } from '../src/util/gc-tuning.js';
+import { CONCURRENT_MARKING_FLAG, flagChosen, PRETENURING_FLAG } from '../src/util/gc-tuning.js';
 
 const dir = mkdtempSync(join(os.tmpdir(), 'gc-tuning-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -40,10 +41,14 @@ describe('GC tuning', () => {
   });
 
   it('recognises an explicit choice in execArgv or NODE_OPTIONS, either spelling', () => {
-    expect(concurrentMarkingChosen([], undefined)).toBe(false);
-    expect(concurrentMarkingChosen(['--max-old-space-size=100'], '--inspect')).toBe(false);
-    expect(concurrentMarkingChosen(['--concurrent-marking'], undefined)).toBe(true);
-    expect(concurrentMarkingChosen([], '--no-concurrent_marking')).toBe(true);
-    expect(concurrentMarkingChosen([], '--concurrent-marking-max-worker-num=1')).toBe(false);
+    const marking = (argv: string[], options: string | undefined): boolean => flagChosen(CONCURRENT_MARKING_FLAG, argv, options);
+    expect(marking([], undefined)).toBe(false);
+    expect(marking(['--max-old-space-size=100'], '--inspect')).toBe(false);
+    expect(marking(['--concurrent-marking'], undefined)).toBe(true);
+    expect(marking([], '--no-concurrent_marking')).toBe(true);
+    expect(marking([], '--concurrent-marking-max-worker-num=1')).toBe(false);
+    expect(flagChosen(PRETENURING_FLAG, ['--allocation-site-pretenuring'], undefined)).toBe(true);
+    expect(flagChosen(PRETENURING_FLAG, [], '--max-semi-space-size=64 --no-allocation_site_pretenuring')).toBe(true);
+    expect(flagChosen(PRETENURING_FLAG, ['--concurrent-marking'], undefined)).toBe(false);
   });
 });

@@ -18,6 +18,7 @@ import { parseStatement, type Statement } from '../sql/parse.js';
 import { EngineError } from '../util/engine-error.js';
 import type { Logger } from '../util/logger.js';
 import { QueryExecution, type ExecutionContext } from './execution.js';
+import { QueryTable } from './query-table.js';
 import { Query, type QueryDriver, type Session } from './query.js';
 import { statementStats } from './query-info.js';
 import { WriteExecutor } from './writes.js';
@@ -41,12 +42,29 @@ const DEFAULT_MAX_HISTORY = 100;
 
 const COORDINATOR_ID_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
 
+/** Ids carry a 5-digit counter: `YYYYMMDD_HHMMSS_NNNNN_xxxxx`. */
+const ID_COUNTER_LIMIT = 100_000;
+const ID_LENGTH = 27;
+const ID_COUNTER_START = 16;
+
+/** The counter inside one of our query ids (its slot in the query table); -1 for any other text. */
+export function counterOfId(id: string): number {
+  if (id.length !== ID_LENGTH || id.charCodeAt(ID_COUNTER_START - 1) !== 0x5f || id.charCodeAt(ID_COUNTER_START + 5) !== 0x5f) return -1;
+  let n = 0;
+  for (let i = ID_COUNTER_START; i < ID_COUNTER_START + 5; i++) {
+    const d = id.charCodeAt(i) - 0x30;
+    if (d < 0 || d > 9) return -1;
+    n = n * 10 + d;
+  }
+  return n;
+}
+
 function pad(n: number, width: number): string {
   return String(n).padStart(width, '0');
 }
 
 export class QueryManager implements QueryDriver {
-  private readonly queries = new Map<string, Query>();
+  private readonly queries = new QueryTable<Query>(ID_COUNTER_LIMIT, counterOfId);
   private readonly coordinatorId: string;
   private counter = 0;
   private lastSecond = -1;
@@ -87,14 +105,14 @@ export class QueryManager implements QueryDriver {
       this.secondText = `${d.getUTCFullYear()}${pad(d.getUTCMonth() + 1, 2)}${pad(d.getUTCDate(), 2)}_${pad(d.getUTCHours(), 2)}${pad(d.getUTCMinutes(), 2)}${pad(d.getUTCSeconds(), 2)}`;
     }
     const id = `${this.secondText}_${pad(this.counter, 5)}_${this.coordinatorId}`;
-    this.counter = (this.counter + 1) % 100_000;
+    this.counter = (this.counter + 1) % ID_COUNTER_LIMIT;
     return id;
   }
 
   create(sql: string, session: Session, baseUrl: string): Query {
     const id = this.nextId();
     const query = new Query(id, `${this.coordinatorId}${this.counter.toString(36)}`, sql, session, baseUrl, this);
-    this.queries.set(id, query);
+    this.queries.set(query);
     query.start();
     return query;
   }
@@ -104,7 +122,7 @@ export class QueryManager implements QueryDriver {
   }
 
   list(): Query[] {
-    return [...this.queries.values()];
+    return this.queries.values();
   }
 
   /** Cancels a query (USER_CANCELED); false when unknown. */
@@ -126,7 +144,7 @@ export class QueryManager implements QueryDriver {
     while (this.answered.length - this.answeredHead > maxHistory) {
       const oldest = this.answered[this.answeredHead]!;
       this.answered[this.answeredHead++] = undefined as unknown as Query;
-      if (this.queries.get(oldest.id) === oldest) this.queries.delete(oldest.id);
+      this.queries.delete(oldest);
     }
     if (this.answeredHead >= 1024 && this.answeredHead * 2 >= this.answered.length) {
       this.answered.splice(0, this.answeredHead);
@@ -296,11 +314,11 @@ export class QueryManager implements QueryDriver {
     }
     const maxHistory = this.options.maxHistory ?? DEFAULT_MAX_HISTORY;
     const ttl = this.options.historyTtlMs ?? 15 * 60_000;
-    const finished = [...this.queries.values()].filter((q) => q.done).sort((a, b) => (a.endTime ?? 0) - (b.endTime ?? 0));
+    const finished = this.queries.values().filter((q) => q.done).sort((a, b) => (a.endTime ?? 0) - (b.endTime ?? 0));
     let excess = finished.length - maxHistory;
     for (const q of finished) {
       if (excess > 0 || now - (q.endTime ?? now) > ttl) {
-        this.queries.delete(q.id);
+        this.queries.delete(q);
         excess--;
       }
     }
