@@ -124,18 +124,22 @@ export function nullColumn(type: import('../data/types.js').SqlType, count: numb
   return out;
 }
 
+function hasNegative(idx: Int32Array, count: number): boolean {
+  for (let j = 0; j < count; j++) if (idx[j] < 0) return true;
+  return false;
+}
+
 /** Gathers by index where a negative index yields NULL (the outer side of an outer join). */
 export function gatherWithNulls(col: Column | undefined, type: import('../data/types.js').SqlType, idx: Int32Array, count: number): Column {
   if (!col || col.length === 0) return nullColumn(type, count);
-  let missing = false;
+  // Inner joins have no missing rows: gather by the indices as they are (no copy of them).
+  if (!hasNegative(idx, count)) return gatherColumn(col, idx, count);
   const safe = new Int32Array(count);
   for (let j = 0; j < count; j++) {
     const i = idx[j];
-    if (i < 0) missing = true;
-    else safe[j] = i;
+    if (i >= 0) safe[j] = i;
   }
   const g = gatherColumn(col, safe, count);
-  if (!missing) return g;
   const validity = g.validity ?? allocShared(Uint8Array, Math.ceil(count / 8)).fill(0xff);
   for (let j = 0; j < count; j++) if (idx[j] < 0) validity[j >> 3] &= ~(1 << (j & 7));
   return { ...g, validity } as Column;
