@@ -63,6 +63,20 @@ function runsInline(split: Split): boolean {
   return split.kind === 'pages' && split.rows <= INLINE_MAX_ROWS;
 }
 
+/**
+ * Whether a stage's splits together are small in-memory pages (VALUES, a small memory table):
+ * then they run in one turn, without awaits; more rows go one driver at a time, yielding between
+ * drivers and pausing while the output buffer is full.
+ */
+function fewInlineRows(splits: readonly Split[]): boolean {
+  let rows = 0;
+  for (const split of splits) {
+    if (split.kind !== 'pages') return false;
+    rows += split.rows;
+  }
+  return rows <= INLINE_MAX_ROWS;
+}
+
 /** Rows a fragment's trailing LIMIT lets through the whole task (not each driver); Infinity without one. */
 function limitOf(fragment: FragmentSpec): number {
   const last = fragment.operators[fragment.operators.length - 1];
@@ -300,7 +314,7 @@ export class QueryExecution {
     task.noMoreSplits = true;
     task.setState('RUNNING');
     if (claimsSplits(stage.fragment, splits, this.ctx.pool.threads)) await this.runClaimedSplits(stage, task, splits, joins);
-    else if (splits.every(runsInline)) this.runInlineSplits(stage, task, splits, joins);
+    else if (fewInlineRows(splits)) this.runInlineSplits(stage, task, splits, joins);
     else await this.runSplitsOneByOne(stage, task, splits, joins);
     // Splits skipped because a LIMIT was satisfied count as completed.
     task.completedDrivers += task.queuedDrivers;
@@ -382,7 +396,7 @@ export class QueryExecution {
   }
 
   /**
-   * Splits small enough for this thread, one after the other without an await: a trivial
+   * Splits with few rows in all (fewInlineRows), one after the other without an await: a trivial
    * statement (SELECT 1, VALUES) then costs no promise, closure or worker round trip per driver
    * (each a few hundred bytes of garbage, which under a stream of them is GC time).
    */
