@@ -32,12 +32,14 @@ for (let i = 0; i < 3e6; i++) { keep.push({ i, s: 'x' + i }); if (keep.length > 
 }
 
 describe('GC tuning', () => {
+  // A marking cycle V8 began while the process was still loading (seen with the whole suite
+  // loading the machine) runs as it started: at most one cycle's lines (two tasks, two lines each).
   it('turns concurrent marking off in the process that applies it', () => {
-    expect(concurrentMarkingLines([])).toBe(0);
+    expect(concurrentMarkingLines([])).toBeLessThanOrEqual(4);
   });
 
   it('keeps an explicit --concurrent-marking from the command line', () => {
-    expect(concurrentMarkingLines(['--concurrent-marking'])).toBeGreaterThan(0);
+    expect(concurrentMarkingLines(['--concurrent-marking'])).toBeGreaterThan(8);
   });
 
   it('recognises an explicit choice in execArgv or NODE_OPTIONS, either spelling', () => {
