@@ -24,7 +24,7 @@ function concurrentMarkingLines(nodeFlags: string[]): number {
     `import { tuneGarbageCollector } from './gc-tuning.mjs';
 tuneGarbageCollector();
 let keep = [];
-for (let i = 0; i < 3e6; i++) { keep.push({ i, s: 'x' + i }); if (keep.length > 2e5) keep = []; }`,
+for (let i = 0; i < 6e6; i++) { keep.push({ i, s: 'x' + i }); if (keep.length > 2e5) keep = []; }`,
   );
   const child = spawnSync(process.execPath, ['--trace-concurrent-marking', ...nodeFlags, script], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
   expect(child.status).toBe(0);
@@ -32,14 +32,15 @@ for (let i = 0; i < 3e6; i++) { keep.push({ i, s: 'x' + i }); if (keep.length > 
 }
 
 describe('GC tuning', () => {
-  // A marking cycle V8 began while the process was still loading (seen with the whole suite
-  // loading the machine) runs as it started: at most one cycle's lines (two tasks, two lines each).
+  // The child's garbage makes dozens of major GCs: marked concurrently, V8 prints 80 or more lines. A cycle
+  // V8 began while the process was still loading (seen with the whole suite loading the machine:
+  // 2 and 6 lines) runs as it started, so a few lines may remain with the flag applied.
   it('turns concurrent marking off in the process that applies it', () => {
-    expect(concurrentMarkingLines([])).toBeLessThanOrEqual(4);
+    expect(concurrentMarkingLines([])).toBeLessThanOrEqual(12);
   });
 
   it('keeps an explicit --concurrent-marking from the command line', () => {
-    expect(concurrentMarkingLines(['--concurrent-marking'])).toBeGreaterThan(8);
+    expect(concurrentMarkingLines(['--concurrent-marking'])).toBeGreaterThanOrEqual(30);
   });
 
   it('recognises an explicit choice in execArgv or NODE_OPTIONS, either spelling', () => {
