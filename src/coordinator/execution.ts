@@ -1,7 +1,8 @@
 // Running a planned query: one task per stage, all started at once; a stage that probes hash
-// joins first waits for their tables. A scan stage runs one driver per split on the worker pool:
-// when it ends in a reducing aggregation every worker claims splits from a shared counter;
-// otherwise one request per split, two in flight per thread, paused while its output buffer is full. An exchange stage
+// joins first waits for their tables. A scan stage runs one driver per split: a few in-memory
+// rows on this thread in one turn; when it ends in a reducing aggregation or reads a small table,
+// on every worker, each claiming splits from a shared counter; otherwise one pool request per
+// split, two in flight per thread, paused while its output buffer is full. An exchange stage
 // reads its child's buffer: streaming operators run inline as pages arrive (joins on the pool, one
 // driver per batch), blocking ones (aggregation, sort) as one driver over all input — on the pool
 // when the input is large. A build stage's output is collected and hashed into a JoinTable in
@@ -9,7 +10,7 @@
 
 import type { Split } from '../connectors/catalog.js';
 import { needsTextPool, type TpchConnector } from '../connectors/tpch/connector.js';
-import type { Page } from '../data/page.js';
+import { projectPage, type Page } from '../data/page.js';
 import type { SqlType } from '../data/types.js';
 import { buildJoinTable, joinTableBytes, type JoinTable } from '../exec/join-table.js';
 import { gatherColumn, nullColumn, sliceColumn } from '../exec/gather.js';
@@ -63,10 +64,13 @@ function claimsSplits(fragment: FragmentSpec, splits: readonly Split[], threads:
   if (splits.length <= threads) return false;
   const last = fragment.operators[fragment.operators.length - 1];
   if (last !== undefined && last.op === 'aggregate' && last.step !== 'passthrough') return true;
-  if (last !== undefined && last.op === 'limit') return false;
+  return limitOf(fragment) === Infinity && totalRows(splits) <= CLAIM_SMALL_SCAN_ROWS;
+}
+
+function totalRows(splits: readonly Split[]): number {
   let rows = 0;
   for (const split of splits) rows += split.rows;
-  return rows <= CLAIM_SMALL_SCAN_ROWS;
+  return rows;
 }
 
 /** Whether a split runs on the coordinator's thread: pages already in memory, few rows. */
@@ -80,12 +84,7 @@ function runsInline(split: Split): boolean {
  * drivers and pausing while the output buffer is full.
  */
 function fewInlineRows(splits: readonly Split[]): boolean {
-  let rows = 0;
-  for (const split of splits) {
-    if (split.kind !== 'pages') return false;
-    rows += split.rows;
-  }
-  return rows <= INLINE_MAX_ROWS;
+  return splits.every((split) => split.kind === 'pages') && totalRows(splits) <= INLINE_MAX_ROWS;
 }
 
 /** Rows a fragment's trailing LIMIT lets through the whole task (not each driver); Infinity without one. */
@@ -98,7 +97,7 @@ function limitOf(fragment: FragmentSpec): number {
 function inlinePages(request: WorkerRequest & { kind: 'driver' }): readonly Page[] {
   const input = request.split ? (request.split.kind === 'pages' ? request.split.pages : []) : (request.pages ?? []);
   const cols = request.fragment.source.kind === 'scan' ? request.fragment.source.columns : null;
-  return cols ? input.map((p) => ({ length: p.length, columns: cols.map((c) => p.columns[c]) })) : input;
+  return cols ? input.map((p) => projectPage(p, cols)) : input;
 }
 
 export class QueryExecution {
@@ -389,7 +388,7 @@ export class QueryExecution {
           await task.outputBuffer.waitForChange(50);
           task.blockedNanos += (Date.now() - before) * 1e6;
         }
-        if (this.stopped || task.outputBuffer.isFinished || this.partiallyCanceled.has(stage.stageId) || remaining <= 0) break;
+        if (this.stopsScheduling(stage, task, remaining)) break;
         const split = splits[next++];
         task.queuedDrivers--;
         task.runningDrivers++;
@@ -415,7 +414,7 @@ export class QueryExecution {
     let fragment = stage.fragment;
     let remaining = limitOf(fragment);
     for (const split of splits) {
-      if (this.stopped || task.outputBuffer.isFinished || this.partiallyCanceled.has(stage.stageId) || remaining <= 0) break;
+      if (this.stopsScheduling(stage, task, remaining)) break;
       task.queuedDrivers--;
       task.runningDrivers++;
       try {
@@ -427,6 +426,11 @@ export class QueryExecution {
         task.completedDrivers++;
       }
     }
+  }
+
+  /** Whether a scan stage starts no more drivers: stopped, output no longer read, partially canceled, or its LIMIT reached. */
+  private stopsScheduling(stage: StagePlan, task: SqlTask, remaining: number): boolean {
+    return this.stopped || task.outputBuffer.isFinished || this.partiallyCanceled.has(stage.stageId) || remaining <= 0;
   }
 
   /** Records a driver and queues its pages, at most `remaining` rows of them; returns what remains. */

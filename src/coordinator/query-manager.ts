@@ -307,14 +307,15 @@ export class QueryManager implements QueryDriver {
   /** Abandons unpolled queries and forgets old finished ones. */
   sweep(now = Date.now()): void {
     const timeout = this.options.clientTimeoutMs;
-    for (const q of this.queries.values()) {
+    const all = this.queries.values();
+    for (const q of all) {
       if (!q.done && now - q.lastHeartbeat > timeout) {
         q.fail(new EngineError('ABANDONED_QUERY', `Query ${q.id} was abandoned by the client, as it may have exited or stopped checking for query results. Query results have not been accessed since ${new Date(q.lastHeartbeat).toISOString()}: currentTime ${new Date(now).toISOString()}`));
       }
     }
     const maxHistory = this.options.maxHistory ?? DEFAULT_MAX_HISTORY;
     const ttl = this.options.historyTtlMs ?? 15 * 60_000;
-    const finished = this.queries.values().filter((q) => q.done).sort((a, b) => (a.endTime ?? 0) - (b.endTime ?? 0));
+    const finished = all.filter((q) => q.done).sort((a, b) => (a.endTime ?? 0) - (b.endTime ?? 0));
     let excess = finished.length - maxHistory;
     for (const q of finished) {
       if (excess > 0 || now - (q.endTime ?? now) > ttl) {

@@ -342,6 +342,11 @@ function sharedColumn(c: Column): Column {
   }
 }
 
+/** The page's columns at `positions`, in that order (no copy). */
+export function projectPage(page: Page, positions: readonly number[]): Page {
+  return { length: page.length, columns: positions.map((c) => page.columns[c]) };
+}
+
 /** The page with every buffer on a SharedArrayBuffer (copying only buffers that are not). */
 export function sharedPage(page: Page): Page {
   const columns = page.columns.map(sharedColumn);

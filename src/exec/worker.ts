@@ -6,7 +6,7 @@
 import { generateTpchSplit, installTextPool, textPoolReady, TEXT_POOL_SIZE, type TpchSplit } from '../connectors/tpch/index.js';
 import { buildTextPool } from '../connectors/tpch/text-pool.js';
 import type { Split } from '../connectors/catalog.js';
-import { sharedPage, type Column, type Page } from '../data/page.js';
+import { projectPage, sharedPage, type Column, type Page } from '../data/page.js';
 import { toEngineError, type SerializedEngineError } from '../util/engine-error.js';
 import { adaptPartialAggregation, runPipeline, type DriverResult } from './pipeline.js';
 import type { FragmentSpec } from './specs.js';
@@ -63,10 +63,6 @@ export type WorkerResponse =
   | { readonly ok: true; readonly joinTable: JoinTable }
   | { readonly ok: false; readonly error: SerializedEngineError };
 
-function project(page: Page, columns: readonly number[]): Page {
-  return { length: page.length, columns: columns.map((c) => page.columns[c]) };
-}
-
 export function runWorkerRequest(req: WorkerRequest): WorkerResponse {
   try {
     if (req.kind === 'buildTextPool') return { ok: true, textPool: buildTextPool(TEXT_POOL_SIZE) };
@@ -114,7 +110,7 @@ function shareOutput(result: DriverResult): DriverResult {
 function runScan(fragment: FragmentSpec, split: Split, joins: Readonly<Record<number, JoinTable>>, textPool: Uint8Array | undefined): DriverOutcome {
   if (fragment.source.kind !== 'scan') throw new Error('a split needs a scan fragment');
   const columns = fragment.source.columns;
-  if (split.kind === 'pages') return { result: shareOutput(runPipeline(fragment, split.pages.map((p) => project(p, columns)), joins)) };
+  if (split.kind === 'pages') return { result: shareOutput(runPipeline(fragment, split.pages.map((p) => projectPage(p, columns)), joins)) };
   if (split.connector !== 'tpch') throw new Error(`no generator for connector ${split.connector}`);
   if (!textPoolReady() && textPool) installTextPool(textPool);
   // Generate only the missing columns; combined with the cached ones they make the scan's page.
@@ -123,7 +119,7 @@ function runScan(fragment: FragmentSpec, split: Split, joins: Readonly<Record<nu
   split.columns.forEach((c, k) => (full[c] = generated.columns[k]));
   const page: Page = { length: generated.length, columns: full as Column[] };
   return {
-    result: shareOutput(runPipeline(fragment, [project(page, columns)], joins)),
+    result: shareOutput(runPipeline(fragment, [projectPage(page, columns)], joins)),
     generated: { cacheKey: split.cacheKey, length: generated.length, positions: split.columns, columns: generated.columns },
   };
 }

@@ -1,9 +1,10 @@
 // Planning a group of inner-joined relations (FROM a, b, c WHERE ... / JOIN ... ON): predicates on
 // one relation are pushed down to it, equalities between two relations become hash-join keys, the
 // rest are applied as soon as every relation they read is joined. Equalities between columns are
-// closed transitively (a = b, b = c gives a = c too), and a join uses one key per class of equal columns. The join order is chosen by
-// estimated size, not by text order: the largest relation is the probe (streamed) side, and each
-// step hashes the connected relation that is a key (FK→PK) join if possible, else the smallest.
+// closed transitively (a = b, b = c gives a = c too), and a join uses one key per class of equal
+// columns. The join order is chosen by estimated size, not by text order: the largest relation is
+// the probe (streamed) side, and each step hashes the connected relation that is a key (FK→PK)
+// join if possible, else the smallest.
 
 import { BOOLEAN } from '../data/types.js';
 import { andAll, conjuncts, exprKey, referencedColumns, remapColumns, type Expr } from './ir.js';
@@ -36,57 +37,44 @@ interface Edge {
  * class of equal columns (undefined: in none). Only columns of one type are put in one class.
  */
 function addImpliedEdges(edges: Edge[]): (relation: number, column: number) => number | undefined {
-  const parent = new Map<string, string>();
-  const types = new Map<string, Expr>();
-  const find = (k: string): string => {
-    let root = k;
-    while (parent.get(root) !== root) root = parent.get(root) as string;
-    parent.set(k, root);
-    return root;
-  };
-  const add = (rel: number, e: Expr): string => {
-    const k = `${rel}:${(e as { index: number }).index}`;
-    if (!parent.has(k)) {
-      parent.set(k, k);
-      types.set(k, e);
+  // The columns equalities name (by "relation:column"), unioned into classes.
+  const indexOf = new Map<string, number>();
+  const columns: { relation: number; expr: Expr }[] = [];
+  const parent: number[] = [];
+  const columnOf = (relation: number, expr: Extract<Expr, { kind: 'column' }>): number => {
+    const key = `${relation}:${expr.index}`;
+    let i = indexOf.get(key);
+    if (i === undefined) {
+      i = columns.push({ relation, expr }) - 1;
+      indexOf.set(key, i);
+      parent.push(i);
     }
-    return k;
+    return i;
   };
+  const find = (i: number): number => {
+    while (parent[i] !== i) i = parent[i] = parent[parent[i]];
+    return i;
+  };
+  const linked = new Set<number>();
+  const pair = (x: number, y: number): number => Math.min(x, y) * 65536 + Math.max(x, y);
   for (const e of edges) {
     if (!isPlainColumn(e.exprA) || !isPlainColumn(e.exprB) || e.exprA.type.id !== e.exprB.type.id) continue;
-    const a = find(add(e.a, e.exprA));
-    const b = find(add(e.b, e.exprB));
-    if (a !== b) parent.set(a, b);
+    const a = columnOf(e.a, e.exprA);
+    const b = columnOf(e.b, e.exprB);
+    linked.add(pair(a, b));
+    parent[find(a)] = find(b);
   }
-  const members = new Map<string, string[]>();
-  for (const k of parent.keys()) {
-    const root = find(k);
-    members.set(root, [...(members.get(root) ?? []), k]);
-  }
-  const linked = new Set(edges.filter((e) => isPlainColumn(e.exprA) && isPlainColumn(e.exprB)).map((e) => pairKey(`${e.a}:${(e.exprA as { index: number }).index}`, `${e.b}:${(e.exprB as { index: number }).index}`)));
-  for (const group of members.values()) {
-    for (let i = 0; i < group.length; i++) {
-      for (let j = i + 1; j < group.length; j++) {
-        const [x, y] = [group[i], group[j]];
-        const [rx, ry] = [Number(x.split(':')[0]), Number(y.split(':')[0])];
-        if (rx === ry || linked.has(pairKey(x, y))) continue;
-        edges.push({ a: rx, b: ry, exprA: types.get(x) as Expr, exprB: types.get(y) as Expr });
-      }
+  // Every two columns of one class, in different relations and not equated yet, get an edge.
+  for (let x = 0; x < columns.length; x++) {
+    for (let y = x + 1; y < columns.length; y++) {
+      if (find(x) !== find(y) || columns[x].relation === columns[y].relation || linked.has(pair(x, y))) continue;
+      edges.push({ a: columns[x].relation, b: columns[y].relation, exprA: columns[x].expr, exprB: columns[y].expr });
     }
   }
-  const classIds = new Map<string, number>();
-  for (const k of parent.keys()) {
-    const root = find(k);
-    if (!classIds.has(root)) classIds.set(root, classIds.size);
-  }
   return (relation, column) => {
-    const k = `${relation}:${column}`;
-    return parent.has(k) ? classIds.get(find(k)) : undefined;
+    const i = indexOf.get(`${relation}:${column}`);
+    return i === undefined ? undefined : find(i);
   };
-}
-
-function pairKey(x: string, y: string): string {
-  return x < y ? `${x}|${y}` : `${y}|${x}`;
 }
 
 /** Splits `(x AND p) OR (x AND q)` into `x AND (p OR q)`, so shared join conditions become keys. */

@@ -159,8 +159,8 @@ export function knownSelectivity(e: Expr, input: PlanNode): number | undefined {
   // keep hashing 1.5M orders when the 320k joined lineitem rows were the smaller side.
   if (e.kind === 'like' && !e.negated && e.escape === null && e.pattern.kind === 'literal' && typeof e.pattern.value === 'string') {
     const parts = e.pattern.value.split('%');
-    const word = parts.length >= 3 && parts[0] === '' && parts[parts.length - 1] === '' && !e.pattern.value.includes('_');
-    if (word && parts.some((p) => p.length >= 4)) return 0.05;
+    const anywhere = parts.length >= 3 && parts[0] === '' && parts[parts.length - 1] === '' && !e.pattern.value.includes('_');
+    if (anywhere && parts.some((p) => p.length >= 4)) return 0.05;
   }
   return undefined;
 }
