@@ -477,6 +477,44 @@ describe('system.runtime', () => {
     ]);
   });
 
+  it('runtime.table_data weighs the generated tpch columns and memory tables against Arrow', async () => {
+    // A scale no other test reads, so the cache holds exactly what this test reads.
+    const held = async (): Promise<number[]> => {
+      const r = await runQuery(base, "SELECT row_count, columns_held, held_bytes, arrow_bytes FROM system.runtime.table_data WHERE catalog_name = 'tpch' AND schema_name = 'sf0.005' AND table_name = 'lineitem'");
+      expect(r.error).toBeUndefined();
+      return (r.rows[0] as number[] | undefined) ?? [];
+    };
+    expect(await held()).toEqual([]);
+    const count = await runQuery(base, 'SELECT count(*), count(orderkey), sum(quantity) FROM tpch."sf0.005".lineitem');
+    const rows = count.rows[0][0] as number;
+    const [heldRows, columns, bytes, arrow] = await held();
+    // bigint orderkey and double quantity: 8 bytes a row each, in memory as in Arrow.
+    expect([heldRows, columns]).toEqual([rows, 2]);
+    expect(Math.abs(bytes - 16 * rows)).toBeLessThan(200);
+    expect(Math.abs(arrow - 16 * rows)).toBeLessThan(200);
+    // Reading the comment column adds its Utf8 offsets and bytes (give or take 8-byte padding per split).
+    const text = await runQuery(base, 'SELECT sum(length(comment)) FROM tpch."sf0.005".lineitem');
+    const commentBytes = (text.rows[0][0] as number) + 4 * rows;
+    const after = await held();
+    expect(after.slice(0, 2)).toEqual([rows, 3]);
+    expect(Math.abs(after[2] - bytes - commentBytes)).toBeLessThan(200);
+    expect(Math.abs(after[3] - arrow - commentBytes)).toBeLessThan(200);
+
+    const created = await runQuery(base, 'CREATE TABLE memory.default.held_check AS SELECT orderkey, orderstatus FROM tpch.tiny.orders');
+    expect(created.error).toBeUndefined();
+    const m = await runQuery(base, "SELECT schema_name, row_count, columns_held, held_bytes, arrow_bytes FROM system.runtime.table_data WHERE catalog_name = 'memory' AND table_name = 'held_check'");
+    expect(m.rows).toHaveLength(1);
+    const [schema, mRows, mColumns, mHeld, mArrow] = m.rows[0] as [string, number, number, number, number];
+    expect([schema, mRows, mColumns]).toEqual(['default', 15000, 2]);
+    // Arrow: 8-byte keys, then the one-letter statuses as Utf8 offsets and bytes.
+    expect(Math.abs(mArrow - (8 * 15000 + 4 * 15000 + 15000))).toBeLessThan(1000);
+    expect(mHeld).toBeGreaterThanOrEqual(8 * 15000);
+    expect(mHeld).toBeLessThanOrEqual(mArrow);
+    await runQuery(base, 'DROP TABLE memory.default.held_check');
+    const gone = await runQuery(base, "SELECT count(*) FROM system.runtime.table_data WHERE table_name = 'held_check'");
+    expect(gone.rows).toEqual([[0]]);
+  });
+
   it('runtime.nodes shows the coordinator', async () => {
     const r = await runQuery(base, 'SELECT node_id, http_uri, coordinator, state FROM system.runtime.nodes');
     expect(r.error).toBeUndefined();

@@ -12,6 +12,7 @@ export const USAGE = `usage: npm run bench -- [options]
   --skip-load         skip the statement-protocol throughput section
   --skip-micro        skip the tinybench kernel micro benchmarks
   --skip-identity     skip the identity API throughput section
+  --skip-data-held    skip generating every tpch column to weigh the data the server holds
   --load              only the protocol load scenarios (autocannon): SELECT 1 and a tpch query
   --load-schema <s>   tpch schema of the load scenario's query (default tiny)
   --connections <n>   concurrent clients of the load scenarios (default 32)
@@ -30,6 +31,7 @@ export interface BenchOptions {
   readonly skipLoad: boolean;
   readonly skipMicro: boolean;
   readonly skipIdentity: boolean;
+  readonly skipDataHeld: boolean;
   readonly loadOnly: boolean;
   readonly loadSchema: string;
   readonly connections: number;
@@ -60,6 +62,7 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
     skipLoad: false,
     skipMicro: false,
     skipIdentity: false,
+    skipDataHeld: false,
     loadOnly: false,
     loadSchema: 'tiny',
     connections: 32,
@@ -114,6 +117,9 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
         break;
       case '--skip-identity':
         o.skipIdentity = true;
+        break;
+      case '--skip-data-held':
+        o.skipDataHeld = true;
         break;
       case '--skip-micro':
         o.skipMicro = true;

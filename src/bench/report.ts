@@ -97,6 +97,18 @@ export function nativeTable(results: BenchResults): string {
   return lines.join('\n');
 }
 
+export function dataHeldTable(results: BenchResults): string {
+  const d = results.dataHeld;
+  if (!d) return '';
+  const t = table(['table', 'rows', 'columns', 'held in memory', 'as Arrow', 'held / Arrow']);
+  for (const x of d.tables) t.push([x.table, String(x.rows), String(x.columns), fmtBytes(x.heldBytes), fmtBytes(x.arrowBytes), fmtRatio(x.heldBytes / x.arrowBytes)]);
+  t.push(['all', '', '', fmtBytes(d.heldBytes), fmtBytes(d.arrowBytes), fmtRatio(d.heldBytes / d.arrowBytes)]);
+  return [
+    `tpch.${d.schema} data held by the server once every column is generated (${fmtMs(d.generateMs)} to generate what the queries had not read; Arrow = plain layout, strings as Utf8, buffers padded to 8 bytes; server process RSS then ${fmtBytes(d.rssBytes)})`,
+    t.toString(),
+  ].join('\n');
+}
+
 export function datagenTable(results: BenchResults): string {
   const d = results.datagen;
   if (!d) return '';

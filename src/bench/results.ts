@@ -1,5 +1,6 @@
 // The shape of one benchmark run, as written to bench/results/*.json.
 import type { BenchOptions } from './args.js';
+import type { DataHeld } from './data-held.js';
 import type { DatagenRate } from './datagen-child.js';
 import type { ProtocolResults } from './load.js';
 import type { MicroResult } from './micro.js';
@@ -37,6 +38,8 @@ export interface BenchResults {
   /** Geometric mean of the ratios over the queries both engines ran. */
   readonly geomeanRatio?: number;
   readonly peakRss?: { readonly sampledBytes: number; readonly vmHwmBytes: number; readonly intervalMs: number };
+  /** The generated tpch data the server holds once every column is generated, against its Arrow size. */
+  readonly dataHeld?: DataHeld;
   readonly native?: NativeResult;
   readonly nativeError?: string;
   readonly load?: ProtocolResults;

@@ -12,6 +12,7 @@ import { parseArgs, UsageError, USAGE, type BenchOptions } from './args.js';
 import { runChild } from './child.js';
 import { runStatement } from './client.js';
 import { diffRows } from './compare.js';
+import { measureDataHeld } from './data-held.js';
 import type { DatagenJob, DatagenMessage } from './datagen-child.js';
 import type { DuckJob, DuckMessage, DuckQueryResult } from './duckdb-child.js';
 import { protocolLoad } from './load.js';
@@ -19,7 +20,7 @@ import { microBenchmarks } from './micro.js';
 import { ensureNativeBuilt, runNative } from './native.js';
 import { DEFAULT_RESULTS_DIR, tpchQuery, type TpchQuery } from './paths.js';
 import { Progress } from './progress.js';
-import { datagenTable, fmtMs, loadTable, microTable, nativeTable, ratioChart, tpchTable } from './report.js';
+import { dataHeldTable, datagenTable, fmtMs, loadTable, microTable, nativeTable, ratioChart, tpchTable } from './report.js';
 import { geomean, median, type BenchResults, type EngineRun, type QueryResult } from './results.js';
 import { peakRss, RssSampler } from './rss.js';
 
@@ -160,7 +161,7 @@ async function main(): Promise<void> {
   const startedAt = new Date();
   const queries = o.queries.map(tpchQuery);
   const perQuery = o.runs + 1;
-  const progress = new Progress(11 + 1 + (o.skipDuckdb ? 0 : 1 + queries.length * perQuery) + queries.length * perQuery + (o.skipLoad ? 0 : 4) + (o.skipMicro ? 0 : 1));
+  const progress = new Progress(11 + 1 + (o.skipDuckdb ? 0 : 1 + queries.length * perQuery) + queries.length * perQuery + (o.skipLoad ? 0 : 4) + (o.skipMicro ? 0 : 1) + (o.skipDataHeld ? 0 : 1));
   const dataDir = mkdtempSync(join(os.tmpdir(), `bench-tpch-sf${o.sf}-`));
   let results: BenchResults;
   try {
@@ -220,6 +221,7 @@ async function main(): Promise<void> {
     const tpch: QueryResult[] = [];
     let peak: BenchResults['peakRss'];
     let load: BenchResults['load'];
+    let dataHeld: BenchResults['dataHeld'];
     try {
       for (const q of queries) {
         const { run, rows } = await runOurs(server.app.baseUrl, q, o, progress);
@@ -233,7 +235,7 @@ async function main(): Promise<void> {
       // 5. Statement-protocol throughput beside a bare uWebSockets.js reply.
       if (!o.skipLoad) {
         load = await protocolLoad(server.app.baseUrl, {
-      frontDoor: server.frontDoor,
+          frontDoor: server.frontDoor,
           connections: o.connections,
           durationSeconds: o.durationSeconds,
           onStep: (label) => {
@@ -242,11 +244,18 @@ async function main(): Promise<void> {
           },
         });
       }
+
+      // 7. What the generated data weighs in memory against Arrow (generates every column first).
+      if (!o.skipDataHeld) {
+        progress.task('data held: generating every tpch column');
+        dataHeld = await measureDataHeld(server.app.baseUrl, schemaFor(o.sf), o.timeoutMs);
+        progress.advance();
+      }
     } finally {
       await server.close();
     }
 
-    // 6. Kernel micro benchmarks, one thread.
+    // 8. Kernel micro benchmarks, one thread.
     let micro: BenchResults['micro'];
     if (!o.skipMicro) {
       progress.task('micro benchmarks (tinybench)');
@@ -254,7 +263,7 @@ async function main(): Promise<void> {
       progress.advance();
     }
 
-    // 7. Identity throughput (durable user creations, reads, token grants) in its own process.
+    // 9. Identity throughput (durable user creations, reads, token grants) in its own process.
     let identity: Record<string, number> | undefined;
     if (!o.skipIdentity) {
       progress.task('identity: creations, reads, token grants');
@@ -263,7 +272,7 @@ async function main(): Promise<void> {
     }
 
     const ratios = tpch.flatMap((q) => (q.ratio === undefined ? [] : [q.ratio]));
-    results = { startedAt: startedAt.toISOString(), machine: machine(), options: o, datagen, duckdb, tpch, geomeanRatio: geomean(ratios), peakRss: peak, native, nativeError, load, micro, identity };
+    results = { startedAt: startedAt.toISOString(), machine: machine(), options: o, datagen, duckdb, tpch, geomeanRatio: geomean(ratios), peakRss: peak, dataHeld, native, nativeError, load, micro, identity };
   } finally {
     progress.stop();
     if (!o.keepData) rmSync(dataDir, { recursive: true, force: true });
@@ -275,6 +284,7 @@ async function main(): Promise<void> {
     `machine: ${m.cpus} cores (${m.model}), ${(m.totalMemoryBytes / 2 ** 30).toFixed(1)} GiB, Node ${m.node}; bench took ${fmtMs(Date.now() - startedAt.getTime())}`,
     tpchTable(results),
     nativeTable(results),
+    dataHeldTable(results),
     datagenTable(results),
     loadTable(results),
     microTable(results),

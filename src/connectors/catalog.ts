@@ -45,6 +45,20 @@ export type Split =
       readonly cached: readonly (Column | undefined)[];
     };
 
+/** Table data a connector holds in this process (system.runtime.table_data). */
+export interface HeldTableData {
+  readonly catalog: string;
+  readonly schema: string;
+  readonly table: string;
+  readonly rows: number;
+  /** Columns held (a tpch table holds only the columns queries have read so far). */
+  readonly columns: number;
+  /** Bytes of the held buffers, as they sit in memory. */
+  readonly bytes: number;
+  /** The same columns in Arrow's plain layout (see arrowBytes): the yardstick. */
+  readonly arrowBytes: number;
+}
+
 export interface Connector {
   listSchemas(): string[];
   listTables(schema: string): string[];
@@ -56,6 +70,8 @@ export interface Connector {
    * over them may be reused (data is read at execution time either way). Absent = no.
    */
   hasStableMetadata?(schema: string): boolean;
+  /** The table data this connector keeps in memory; absent when it keeps none. */
+  heldTables?(): HeldTableData[];
 }
 
 export class CatalogRegistry {

@@ -3,9 +3,10 @@
 // each commit (append or rewrite), so a reader always sees one consistent snapshot and a failed
 // write changes nothing. All mutation happens on the main thread, one synchronous step per commit.
 
+import { arrowBytes } from '../data/arrow.js';
 import { pageBytes, sharedPage, type Column, type Page } from '../data/page.js';
 import { EngineError } from '../util/engine-error.js';
-import type { ColumnMetadata, Connector, Split, TableMetadata } from './catalog.js';
+import type { ColumnMetadata, Connector, HeldTableData, Split, TableMetadata } from './catalog.js';
 
 export const DEFAULT_SCHEMA = 'default';
 
@@ -65,6 +66,21 @@ export class MemoryConnector implements Connector {
   splits(table: TableMetadata, targetRows: number): Split[] {
     const t = this.table(table.schema, table.name);
     return t ? splitsOf(t.pages, targetRows) : [];
+  }
+
+  /** Every table's data (Arrow sizes computed here: this is read rarely, commits are hot). */
+  heldTables(): HeldTableData[] {
+    return [...this.schemas.values()].flatMap((tables) =>
+      [...tables.values()].map((t) => ({
+        catalog: this.catalog,
+        schema: t.schema,
+        table: t.name,
+        rows: t.rows,
+        columns: t.columns.length,
+        bytes: t.bytes,
+        arrowBytes: t.pages.reduce((n, p) => n + p.columns.reduce((m, c) => m + arrowBytes(c), 0), 0),
+      })),
+    );
   }
 
   table(schema: string, name: string): MemoryTable | undefined {

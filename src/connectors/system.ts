@@ -1,5 +1,6 @@
-// The `system` catalog: runtime.nodes, runtime.queries and runtime.tasks, read from the coordinator
-// through a provider at scan time (rows are materialised on the main thread; these tables are small).
+// The `system` catalog: runtime.nodes, runtime.queries, runtime.tasks and runtime.table_data (the
+// table data the connectors hold in memory), read from the coordinator through a provider at scan
+// time (rows are materialised on the main thread; these tables are small).
 
 import { BIGINT, BOOLEAN, TIMESTAMP, VARCHAR, type SqlType } from '../data/types.js';
 import type { ColumnMetadata, Connector, Split, TableMetadata } from './catalog.js';
@@ -9,6 +10,7 @@ export interface SystemDataProvider {
   nodes(): unknown[][];
   queries(): unknown[][];
   tasks(): unknown[][];
+  tableData(): unknown[][];
 }
 
 const col = (name: string, type: SqlType): ColumnMetadata => ({ name, type });
@@ -58,7 +60,23 @@ export const SYSTEM_TABLES: Record<string, Record<string, ColumnMetadata[]>> = {
       col('last_heartbeat', TIMESTAMP),
       col('end', TIMESTAMP),
     ],
+    table_data: [
+      col('catalog_name', VARCHAR),
+      col('schema_name', VARCHAR),
+      col('table_name', VARCHAR),
+      col('row_count', BIGINT),
+      col('columns_held', BIGINT),
+      col('held_bytes', BIGINT),
+      col('arrow_bytes', BIGINT),
+    ],
   },
+};
+
+const ROWS_OF: Record<string, (p: SystemDataProvider) => unknown[][]> = {
+  nodes: (p) => p.nodes(),
+  queries: (p) => p.queries(),
+  tasks: (p) => p.tasks(),
+  table_data: (p) => p.tableData(),
 };
 
 export class SystemConnector implements Connector {
@@ -83,7 +101,7 @@ export class SystemConnector implements Connector {
   }
 
   splits(table: TableMetadata): Split[] {
-    const rows = table.name === 'nodes' ? this.provider.nodes() : table.name === 'queries' ? this.provider.queries() : this.provider.tasks();
+    const rows = ROWS_OF[table.name](this.provider);
     const page = pageFromRows(table.columns.map((c) => c.type), rows);
     return [{ kind: 'pages', pages: [page], rows: page.length }];
   }

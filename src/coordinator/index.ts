@@ -97,6 +97,10 @@ export function registerCoordinator(options: CoordinatorOptions): Coordinator {
             ];
           }),
         ),
+      tableData: () =>
+        catalogs.names().flatMap((name) =>
+          (catalogs.unwrap(name)?.heldTables?.() ?? []).map((t) => [t.catalog, t.schema, t.table, t.rows, t.columns, t.bytes, t.arrowBytes]),
+        ),
     }),
   );
   manager = new QueryManager({

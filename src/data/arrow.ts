@@ -146,3 +146,49 @@ export function pagesToIpc(pages: readonly Page[], names: readonly string[], typ
   const batches = pages.map((p) => toRecordBatch(p, names, types, true));
   return tableToIPC(new Table(batches), 'stream');
 }
+
+/** Bytes per value of a fixed-width type in Arrow's layout (booleans are bits: 1/8). */
+function arrowValueBytes(t: SqlType): number {
+  switch (t.id) {
+    case 'boolean':
+      return 1 / 8;
+    case 'tinyint':
+      return 1;
+    case 'smallint':
+      return 2;
+    case 'integer':
+    case 'date':
+    case 'interval year to month':
+    case 'real':
+      return 4;
+    case 'decimal':
+      return 16;
+    default:
+      return 8;
+  }
+}
+
+/** Arrow IPC aligns every buffer of a record batch body to 8 bytes. */
+const padded = (bytes: number): number => Math.ceil(bytes / 8) * 8;
+
+/**
+ * Bytes a column takes in Arrow's plain layout, as an IPC record batch body carries it: values (a
+ * dictionary column spelled out as Utf8 offsets and bytes, decimals as 128-bit), a validity bitmap
+ * when the column can hold NULLs, each buffer padded to 8 bytes. The yardstick for what we hold.
+ */
+export function arrowBytes(col: Column): number {
+  const validity = col.validity ? padded(Math.ceil(col.length / 8)) : 0;
+  const offsets = padded(4 * (col.length + 1));
+  switch (col.kind) {
+    case 'fixed':
+      return validity + padded(Math.ceil(col.length * arrowValueBytes(col.type)));
+    case 'varchar':
+      return validity + offsets + padded(col.offsets[col.length] - col.offsets[0]);
+    case 'dict': {
+      const d = col.dictionary.offsets;
+      let bytes = 0;
+      for (let i = 0; i < col.length; i++) bytes += d[col.indices[i] + 1] - d[col.indices[i]];
+      return validity + offsets + padded(bytes);
+    }
+  }
+}

@@ -2,7 +2,8 @@
 // generated on worker threads the first time and cached here (SharedArrayBuffer pages), so later
 // queries scan memory. Split boundaries are fixed per table so cache keys stay stable.
 
-import type { Connector, Split, TableMetadata } from '../catalog.js';
+import type { Connector, HeldTableData, Split, TableMetadata } from '../catalog.js';
+import { arrowBytes } from '../../data/arrow.js';
 import { columnBytes, type Column } from '../../data/page.js';
 import { TPCH_TABLE_NAMES, TPCH_TABLES, tpchRowCount, tpchSplits, type TpchTableName } from './index.js';
 
@@ -58,9 +59,34 @@ interface CachedSplit {
   readonly columns: (Column | undefined)[];
 }
 
+/** What the cache holds of one table at one scale, summed over its splits (system.runtime.table_data). */
+interface HeldTable {
+  readonly schema: string;
+  readonly table: string;
+  rows: number;
+  readonly columns: Set<number>;
+  bytes: number;
+  arrowBytes: number;
+}
+
+/** The cache key of a split; `heldTableKey` reads the scale and table back from it. */
+function splitCacheKey(sf: number, table: string, start: number, count: number): string {
+  return `tpch/${sf}/${table}/${start}/${count}`;
+}
+
+function heldTableKey(cacheKey: string): { key: string; sf: number; table: string } {
+  const [, sf, table] = cacheKey.split('/');
+  return { key: `${sf}/${table}`, sf: Number(sf), table };
+}
+
+/** The schema name Trino shows for a scale factor. */
+function schemaOf(sf: number): string {
+  return sf === 0.01 ? 'tiny' : `sf${sf}`;
+}
+
 export class TpchConnector implements Connector {
   private readonly cache = new Map<string, CachedSplit>();
-  private cachedBytes = 0;
+  private readonly held = new Map<string, HeldTable>();
 
   listSchemas(): string[] {
     return [...LISTED_SCHEMAS];
@@ -94,7 +120,7 @@ export class TpchConnector implements Connector {
     const sf = scaleFactorOf(table.schema) as number;
     const width = table.columns.length;
     return tpchSplits(table.name as TpchTableName, sf, splitRowsFor(table.rowCount)).map((s) => {
-      const cacheKey = `tpch/${sf}/${s.table}/${s.start}/${s.count}`;
+      const cacheKey = splitCacheKey(sf, s.table, s.start, s.count);
       const entry = this.cache.get(cacheKey);
       const cached = entry?.columns ?? new Array<Column | undefined>(width);
       const missing = columns.filter((c) => cached[c] === undefined);
@@ -107,20 +133,30 @@ export class TpchConnector implements Connector {
 
   /** Keeps generated columns of a split for later scans. */
   store(cacheKey: string, length: number, positions: readonly number[], columns: readonly Column[]): void {
+    const { key, sf, table } = heldTableKey(cacheKey);
+    let held = this.held.get(key);
+    if (!held) {
+      held = { schema: schemaOf(sf), table, rows: 0, columns: new Set(), bytes: 0, arrowBytes: 0 };
+      this.held.set(key, held);
+    }
     let entry = this.cache.get(cacheKey);
     if (!entry) {
       entry = { length, columns: [] };
       this.cache.set(cacheKey, entry);
+      held.rows += length;
     }
     positions.forEach((p, k) => {
       if (entry.columns[p] !== undefined) return;
       entry.columns[p] = columns[k];
-      this.cachedBytes += columnBytes(columns[k]);
+      held.columns.add(p);
+      held.bytes += columnBytes(columns[k]);
+      held.arrowBytes += arrowBytes(columns[k]);
     });
   }
 
-  get cacheBytes(): number {
-    return this.cachedBytes;
+  /** Generated data held, per table and scale. */
+  heldTables(): HeldTableData[] {
+    return [...this.held.values()].map((h) => ({ catalog: 'tpch', schema: h.schema, table: h.table, rows: h.rows, columns: h.columns.size, bytes: h.bytes, arrowBytes: h.arrowBytes }));
   }
 }
 
