@@ -128,6 +128,17 @@ const CASES: Case[] = [
           where l.partkey = ps.partkey and ps.partkey = p.partkey and l.suppkey = ps.suppkey and ps.suppkey = s.suppkey and p.size < 10`,
   },
   { sql: 'select count(*) from nation a, nation b, nation c where a.regionkey = b.regionkey and b.regionkey = c.regionkey and a.nationkey < c.nationkey' },
+  // a grouped aggregation over 32k+ exchanged rows runs hash-partitioned, one driver per worker
+  // (partitioned-stage.ts): DISTINCT in one step, final steps, string and NULL keys, HAVING in the
+  // partitions, ORDER BY / LIMIT after them
+  { sql: 'select suppkey, count(distinct partkey), count(*), sum(quantity) from lineitem group by suppkey' },
+  { sql: 'select partkey, suppkey, linenumber, sum(quantity), count(*), max(comment), min(shipdate) from lineitem group by 1, 2, 3 having count(*) > 1' },
+  {
+    sql: `select case when linenumber > 5 then null else shipmode end as mode, returnflag, count(distinct orderkey), count(distinct suppkey)
+          from lineitem group by 1, 2 order by 3 desc, 1 nulls first, 2`,
+    ordered: true,
+  },
+  { sql: 'select partkey, shipdate, sum(extendedprice) as total from lineitem group by partkey, shipdate order by total desc, partkey, shipdate limit 25', ordered: true },
 ];
 
 describe('SQL results equal DuckDB on tpch.tiny', () => {

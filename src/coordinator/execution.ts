@@ -5,8 +5,10 @@
 // split, two in flight per thread, paused while its output buffer is full. An exchange stage
 // reads its child's buffer: streaming operators run inline as pages arrive (joins on the pool, one
 // driver per batch), blocking ones (aggregation, sort) as one driver over all input — on the pool
-// when the input is large. A build stage's output is collected and hashed into a JoinTable in
-// SharedArrayBuffers, shared by every probing driver. Tiny drivers run inline.
+// when the input is large, and one per worker when it starts with a grouped aggregation over many
+// rows, each aggregating a hash partition of the groups (partitioned-stage.ts). A build stage's
+// output is collected and hashed into a JoinTable in SharedArrayBuffers, shared by every probing
+// driver. Tiny drivers run inline.
 
 import type { Split } from '../connectors/catalog.js';
 import { needsTextPool, type TpchConnector } from '../connectors/tpch/connector.js';
@@ -23,6 +25,7 @@ import type { BuildInput, QueryPlan, StagePlan } from '../sql/fragment.js';
 import { EngineError, toEngineError } from '../util/engine-error.js';
 import { droppedSharedBytes } from '../util/shared-garbage.js';
 import { formatDataSize } from '../util/wire-format.js';
+import { combinePartitioned, partitionStage, type PartitionedStage } from './partitioned-stage.js';
 import { SqlTask } from './task.js';
 
 /** Drivers over at most this many input rows run on the main thread. */
@@ -520,9 +523,12 @@ export class QueryExecution {
       if (this.stopped) return;
       const pages = inputs.flatMap((i) => i.pages);
       const rows = inputs.reduce((n, i) => n + i.rows, 0);
+      const partitioned = partitionStage(fragment, rows, this.ctx.pool.threads);
+      const drivers = partitioned ? partitioned.parts.length + (partitioned.tail ? 1 : 0) : 1;
+      task.totalDrivers = drivers;
       task.queuedDrivers = 0;
-      task.runningDrivers = 1;
-      const result = await this.runDriver({ kind: 'driver', fragment, pages, joins }, rows <= INLINE_MAX_ROWS);
+      task.runningDrivers = drivers;
+      const result = partitioned ? await this.runPartitioned(partitioned, pages, joins) : await this.runDriver({ kind: 'driver', fragment, pages, joins }, rows <= INLINE_MAX_ROWS);
       task.recordDriver(result);
       for (const page of result.pages) task.outputBuffer.enqueue(page);
       this.checkMemory();
@@ -531,9 +537,19 @@ export class QueryExecution {
     }
     if (this.stopped) return;
     task.runningDrivers = 0;
-    task.completedDrivers = 1;
+    task.completedDrivers = task.totalDrivers;
     await this.finishOutput(stage, task, joins);
     await this.whenDrained(task);
+  }
+
+  /** A partitioned blocking stage (partitioned-stage.ts): one driver per partition on the pool, then the tail. */
+  private async runPartitioned(stage: PartitionedStage, pages: readonly Page[], joins: Joins): Promise<DriverResult> {
+    const parts = await Promise.all(stage.parts.map((fragment) => this.runDriver({ kind: 'driver', fragment, pages: [...pages], joins }, false)));
+    if (!stage.tail) return combinePartitioned(stage, parts, null);
+    const middle = parts.flatMap((p) => p.pages);
+    const rows = middle.reduce((n, p) => n + p.length, 0);
+    const tail = await this.runDriver({ kind: 'driver', fragment: stage.tail, pages: middle, joins }, rows <= INLINE_MAX_ROWS);
+    return combinePartitioned(stage, parts, tail);
   }
 
   /**

@@ -13,6 +13,45 @@ function mix(h: number, x: number): number {
   return Math.imul(h ^ hashNumber(x), 0x01000193) | 0;
 }
 
+/** FNV-1a over a value's UTF-8 bytes. */
+function bytesHash(data: Uint8Array, start: number, end: number): number {
+  let h = 0x811c9dc5;
+  for (let b = start; b < end; b++) h = Math.imul(h ^ data[b], 0x01000193);
+  return h | 0;
+}
+
+/** Each dictionary's entries hashed once per thread. */
+const dictionaryHashes = new WeakMap<object, Int32Array>();
+
+/**
+ * Per-row hashes of one key column's values, the same for equal values whatever page or layout
+ * they come in: numbers by value (`numbers`: the column's numericValues when the caller has them),
+ * strings by their UTF-8 bytes (dictionary entries hashed once per dictionary). NULL rows get
+ * whatever their slot holds; callers test the NULL flags.
+ */
+export function valueHashes(col: Column, numbers: Float64Array | null, n: number): Int32Array {
+  const out = new Int32Array(n);
+  if (col.kind === 'fixed') {
+    const v = numbers ?? numericValues(col);
+    for (let r = 0; r < n; r++) out[r] = hashNumber(v[r]);
+    return out;
+  }
+  if (col.kind === 'dict') {
+    const d = col.dictionary;
+    let hashes = dictionaryHashes.get(d);
+    if (!hashes) {
+      hashes = new Int32Array(d.length);
+      for (let i = 0; i < d.length; i++) hashes[i] = bytesHash(d.data, d.offsets[i], d.offsets[i + 1]);
+      dictionaryHashes.set(d, hashes);
+    }
+    const idx = col.indices;
+    for (let r = 0; r < n; r++) out[r] = hashes[idx[r]];
+    return out;
+  }
+  for (let r = 0; r < n; r++) out[r] = bytesHash(col.data, col.offsets[r], col.offsets[r + 1]);
+  return out;
+}
+
 /** Fewer rows than this are grouped by hash until a direct index exists (see directIds). */
 const DIRECT_MIN_ROWS = 1024;
 
@@ -99,7 +138,7 @@ export class GroupByHash {
     let mask = this.slots.length - 1;
     // Every key contributes to the hash (a leading key alone can have few values): numbers by
     // value, strings by their bytes (dictionary entries hashed once per dictionary).
-    const parts = keys.map((c, i) => this.hashContributions(c, i === lead ? leadValues : nums[i], n));
+    const parts = keys.map((c, i) => valueHashes(c, i === lead ? leadValues : nums[i], n));
     for (let r = 0; r < n; r++) {
       let h = 0x2545f491;
       for (let c = 0; c < k; c++) {
@@ -123,37 +162,6 @@ export class GroupByHash {
       }
       ids[r] = found;
     }
-  }
-
-  private readonly dictHashes = new WeakMap<object, Int32Array>();
-
-  /** Per-row hash contributions of one key column: numbers by value, strings by their UTF-8 bytes. */
-  private hashContributions(col: Column, numbers: Float64Array | null, n: number): Int32Array {
-    const out = new Int32Array(n);
-    if (col.kind === 'fixed') {
-      const v = numbers as Float64Array;
-      for (let r = 0; r < n; r++) out[r] = hashNumber(v[r]);
-      return out;
-    }
-    const bytesHash = (data: Uint8Array, start: number, end: number): number => {
-      let h = 0x811c9dc5;
-      for (let b = start; b < end; b++) h = Math.imul(h ^ data[b], 0x01000193);
-      return h | 0;
-    };
-    if (col.kind === 'dict') {
-      const d = col.dictionary;
-      let hashes = this.dictHashes.get(d);
-      if (!hashes) {
-        hashes = new Int32Array(d.length);
-        for (let i = 0; i < d.length; i++) hashes[i] = bytesHash(d.data, d.offsets[i], d.offsets[i + 1]);
-        this.dictHashes.set(d, hashes);
-      }
-      const idx = col.indices;
-      for (let r = 0; r < n; r++) out[r] = hashes[idx[r]];
-      return out;
-    }
-    for (let r = 0; r < n; r++) out[r] = bytesHash(col.data, col.offsets[r], col.offsets[r + 1]);
-    return out;
   }
 
   /** The UTF-8 bytes of row r of a string column (plain or dictionary-encoded). */

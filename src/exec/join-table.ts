@@ -155,7 +155,7 @@ export function hashNumber(x: number): number {
     lo = x | 0;
     hi = (x / 4294967296) | 0;
   } else {
-    scratch[0] = x === 0 ? 0 : x; // -0 and 0 hash alike
+    scratch[0] = x === 0 ? 0 : x === x ? x : NaN; // -0 and 0 hash alike, and every NaN
     lo = bits[0];
     hi = bits[1];
   }

@@ -14,6 +14,7 @@ import { OrderByOperator } from './operators/order-by.js';
 import { HashJoinOperator } from './operators/hash-join.js';
 import { WindowOperator } from './operators/window.js';
 import { GroupIdOperator } from './operators/group-id.js';
+import { HashPartitionOperator } from './operators/hash-partition.js';
 import type { JoinTable } from './join-table.js';
 import type { FragmentSpec, OperatorSpec } from './specs.js';
 
@@ -29,6 +30,7 @@ export function operatorOutputTypes(spec: OperatorSpec, input: readonly SqlType[
     }
     case 'orderBy':
     case 'limit':
+    case 'hashPartition':
       return [...input];
     case 'hashJoin':
       if (spec.joinType === 'mark') return [];
@@ -124,6 +126,8 @@ function createOperator(id: number, spec: OperatorSpec, input: readonly SqlType[
       return new WindowOperator(id, spec.functions, input, next);
     case 'groupId':
       return new GroupIdOperator(id, spec.groupCount, spec.sets, input, next);
+    case 'hashPartition':
+      return new HashPartitionOperator(id, spec.keys, spec.count, spec.index, next);
   }
 }
 

@@ -51,6 +51,8 @@ export type OperatorSpec =
     }
   | { readonly op: 'orderBy'; readonly keys: readonly SortKey[]; readonly limit: number | null }
   | { readonly op: 'limit'; readonly count: number | null; readonly offset: number }
+  /** Keeps the rows whose `keys` hash to partition `index` of `count` (one driver of a partitioned stage). */
+  | { readonly op: 'hashPartition'; readonly keys: readonly number[]; readonly count: number; readonly index: number }
   /** Replicates each row once per grouping set, NULLing the group columns outside the set, and appends the set's id. */
   | { readonly op: 'groupId'; readonly groupCount: number; readonly sets: readonly (readonly number[])[] }
   /** Appends one column per window function; sees all its input first. */
@@ -104,6 +106,8 @@ export function operatorTypeName(spec: OperatorSpec): string {
       return 'WindowOperator';
     case 'groupId':
       return 'GroupIdOperator';
+    case 'hashPartition':
+      return 'HashPartitionOperator';
   }
 }
 

@@ -95,6 +95,8 @@ function describeOperator(op: OperatorSpec): string {
       return `${operatorTypeName(op)}[count = ${op.count ?? 'ALL'}, offset = ${op.offset}]`;
     case 'groupId':
       return `${operatorTypeName(op)}[sets = ${JSON.stringify(op.sets)}]`;
+    case 'hashPartition':
+      return `${operatorTypeName(op)}[keys = [${op.keys.map((k) => `#${k}`).join(', ')}], partition = ${op.index} of ${op.count}]`;
     case 'window':
       return `${operatorTypeName(op)}[functions = [${op.functions.map((f) => `${f.name}(${f.args.map((a) => `#${a}`).join(', ')})`).join(', ')}]]`;
     case 'hashJoin':
