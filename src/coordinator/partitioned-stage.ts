@@ -7,7 +7,8 @@
 
 import { operatorOutputTypes, type DriverResult } from '../exec/pipeline.js';
 import { mergeOperatorStats, type OperatorStats } from '../exec/metrics.js';
-import type { FragmentSpec } from '../exec/specs.js';
+import type { SqlType } from '../data/types.js';
+import type { AggregateSpec, FragmentSpec } from '../exec/specs.js';
 
 /** Below this many input rows one driver is quicker than several each reading every row. */
 export const PARTITION_MIN_ROWS = 32 * 1024;
@@ -21,12 +22,23 @@ export interface PartitionedStage {
   readonly cut: number;
 }
 
+/**
+ * Whether grouping a row costs more than hashing it for a partition (~4 ns a key): a DISTINCT
+ * aggregate (a second hash set), several keys or a string key (~60–190 ns a row in the multi-key
+ * table). One numeric key is looked up directly or in one probe (~5 ns): partitions would only
+ * add their hashing, a gather and a pool round trip (Q13's and Q15's final steps).
+ */
+function costlyPerRow(groupBy: readonly number[], aggregates: readonly AggregateSpec[], types: readonly SqlType[]): boolean {
+  return groupBy.length > 1 || aggregates.some((a) => a.distinct) || types[groupBy[0]].id === 'varchar';
+}
+
 /** How a blocking stage over `rows` input rows runs partitioned on `threads` threads; null when it does not. */
 export function partitionStage(fragment: FragmentSpec, rows: number, threads: number): PartitionedStage | null {
   const ops = fragment.operators;
   const first = ops[0];
   if (threads < 2 || rows < PARTITION_MIN_ROWS) return null;
   if (first === undefined || first.op !== 'aggregate' || first.groupBy.length === 0 || (first.step !== 'final' && first.step !== 'single')) return null;
+  if (!costlyPerRow(first.groupBy, first.aggregates, fragment.inputTypes)) return null;
   let cut = 1;
   while (cut < ops.length && ops[cut].op === 'filterProject') cut++;
   const types = ops.slice(0, cut).reduce((t, op) => operatorOutputTypes(op, t), [...fragment.inputTypes]);
