@@ -128,6 +128,20 @@ const CASES: Case[] = [
           where l.partkey = ps.partkey and ps.partkey = p.partkey and l.suppkey = ps.suppkey and ps.suppkey = s.suppkey and p.size < 10`,
   },
   { sql: 'select count(*) from nation a, nation b, nation c where a.regionkey = b.regionkey and b.regionkey = c.regionkey and a.nationkey < c.nationkey' },
+  // predicates over one dictionary column read a per-entry mask (emit.ts dictionaryMask): IN, NOT IN,
+  // LIKE, OR of equalities, NOT, inside CASE, and with a NULL in the list (no mask: three-valued)
+  {
+    sql: `select shipmode, count(*) from lineitem where shipmode not in ('MAIL', 'AIR') and (shipinstruct like 'DELIVER%' or shipinstruct = 'NONE')
+          group by shipmode order by shipmode`,
+    ordered: true,
+  },
+  {
+    sql: `select sum(case when shipmode in ('MAIL', 'SHIP') then 1 else 0 end), sum(case when not (returnflag = 'R' or linestatus like 'F%') then quantity end),
+            count(*) filter (where upper(shipinstruct) <> 'NONE') from lineitem`,
+  },
+  { sql: "select count(*), sum(quantity) from lineitem where shipmode in ('MAIL', null) and returnflag <> 'A'" },
+  { sql: "select count(*) from lineitem where shipmode not in ('MAIL', null)" },
+  { sql: "select orderpriority, count(*) from orders where orderpriority > '3' or orderstatus between 'F' and 'O' group by 1 order by 1", ordered: true },
   // a grouped aggregation over 32k+ exchanged rows runs hash-partitioned, one driver per worker
   // (partitioned-stage.ts): DISTINCT in one step, final steps, string and NULL keys, HAVING in the
   // partitions, ORDER BY / LIMIT after them

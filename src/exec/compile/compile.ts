@@ -2,10 +2,10 @@
 // becomes one fused loop writing every computed column. Kernels are specialised to the input
 // columns' layouts and nullability and cached per worker by (expressions, shapes).
 
-import { allocFixedColumn, allocLocal, VarcharBuilder, type Column, type FixedColumn, type Page } from '../../data/page.js';
+import { allocFixedColumn, allocLocal, VarcharBuilder, type Column, type DictionaryColumn, type FixedColumn, type Page, type VarcharColumn } from '../../data/page.js';
 import type { SqlType } from '../../data/types.js';
 import type { Expr } from '../../sql/ir.js';
-import { KernelBuilder, paren, type ColumnShape } from './emit.js';
+import { dictionaryPredicateColumn, KernelBuilder, paren, provideDictionaryMasks, type ColumnShape, type DictionaryMasks } from './emit.js';
 import { runtime, type Runtime } from './runtime.js';
 
 export type FilterKernel = (cols: readonly Column[], n: number, sel: Int32Array) => number;
@@ -100,6 +100,8 @@ const NUMERIC_IDS = new Set(['tinyint', 'smallint', 'integer', 'bigint', 'real',
  * literals: it can then be evaluated without branches (no NULLs, nothing that can fail).
  */
 export function branchFree(e: Expr, shapes: readonly ColumnShape[]): boolean {
+  // A predicate over one dictionary column is read from its 0/1 mask (KernelBuilder.dictionaryMask).
+  if (dictionaryPredicateColumn(e, shapes) >= 0) return true;
   switch (e.kind) {
     case 'and':
     case 'or':
@@ -123,6 +125,8 @@ export function branchFree(e: Expr, shapes: readonly ColumnShape[]): boolean {
 
 /** A branch-free predicate as a 0/1 integer expression (see branchFree). */
 export function emitBranchFree(e: Expr, b: KernelBuilder, body: string[]): string {
+  const mask = b.dictionaryMask(e);
+  if (mask !== null) return mask;
   switch (e.kind) {
     case 'and':
       return `(${emitConjuncts(e.args, b, body).join(' & ')})`;
@@ -235,6 +239,33 @@ export function compileFilter(predicate: Expr, shapes: readonly ColumnShape[]): 
   Object.defineProperty(kernel, 'source', { value: source });
   return kernel;
 }
+
+/**
+ * A predicate over the entries of string dictionaries: evaluated by a filter kernel over each
+ * dictionary once (kept while the dictionary lives), then read per row through the row's index.
+ */
+class DictionaryPredicate implements DictionaryMasks {
+  private kernel: FilterKernel | undefined;
+  private readonly masks = new WeakMap<VarcharColumn, Uint8Array>();
+
+  constructor(private readonly predicate: Expr) {}
+
+  maskFor(col: DictionaryColumn): Uint8Array {
+    const entries = col.dictionary;
+    let mask = this.masks.get(entries);
+    if (mask === undefined) {
+      this.kernel ??= compileFilter(this.predicate, [{ kind: 'varchar', type: entries.type, nullable: false }]);
+      const sel = new Int32Array(entries.length);
+      const kept = this.kernel([entries], entries.length, sel);
+      mask = new Uint8Array(entries.length);
+      for (let j = 0; j < kept; j++) mask[sel[j]] = 1;
+      this.masks.set(entries, mask);
+    }
+    return mask;
+  }
+}
+
+provideDictionaryMasks((predicate) => new DictionaryPredicate(predicate));
 
 function storeCode(j: number, type: SqlType, v: string, n: string): string[] {
   const lines: string[] = [];

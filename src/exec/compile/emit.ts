@@ -3,8 +3,9 @@
 // vanish from kernels over NOT NULL columns. Branching forms (AND/OR/CASE/COALESCE) short-circuit,
 // so `x <> 0 AND y / x > 1` never divides by zero.
 
+import type { DictionaryColumn } from '../../data/page.js';
 import type { SqlType } from '../../data/types.js';
-import { mentionsNondeterministic, type Expr } from '../../sql/ir.js';
+import { children, mentionsNondeterministic, remapColumns, type Expr } from '../../sql/ir.js';
 import { byteLikeColumnMatcher, byteLikeMatcher, likeMatcher, prefixInColumnMatcher } from './runtime.js';
 
 /** What the kernel knows about an input column: its layout and whether it can hold NULLs. */
@@ -19,6 +20,42 @@ export interface Emitted {
   readonly v: string;
   /** A JS expression that is true when the value is NULL (`false` when it never is). */
   readonly n: string;
+}
+
+/** A predicate's value for each entry of a dictionary: 1 where true, 0 where false. */
+export interface DictionaryMasks {
+  maskFor(col: DictionaryColumn): Uint8Array;
+}
+
+/** Makes the masks of a predicate over column 0 of a one-string-column page (compile.ts compiles it). */
+type DictionaryMaskFactory = (predicate: Expr) => DictionaryMasks;
+let dictionaryMasks: DictionaryMaskFactory | null = null;
+
+export function provideDictionaryMasks(factory: DictionaryMaskFactory): void {
+  dictionaryMasks = factory;
+}
+
+/**
+ * The one column a boolean expression reads when it is a NOT NULL dictionary column and nothing
+ * else varies (literals only, none NULL, nothing random): its value is then a function of the
+ * dictionary entry, computed once per entry instead of once per row. -1 otherwise.
+ */
+export function dictionaryPredicateColumn(e: Expr, shapes: readonly ColumnShape[]): number {
+  if (e.type.id !== 'boolean' || e.kind === 'column' || e.kind === 'literal') return -1;
+  let column = -1;
+  let ok = true;
+  const walk = (x: Expr): void => {
+    if (!ok) return;
+    if (x.kind === 'column') {
+      if (column >= 0 && column !== x.index) ok = false;
+      column = x.index;
+    } else if (x.kind === 'outerRef' || (x.kind === 'literal' && x.value === null)) ok = false;
+    else for (const c of children(x)) walk(c);
+  };
+  walk(e);
+  const shape = shapes[column];
+  if (!ok || shape === undefined || shape.kind !== 'dict' || shape.nullable) return -1;
+  return mentionsNondeterministic(JSON.stringify(e)) ? -1 : column;
 }
 
 export class KernelBuilder {
@@ -72,7 +109,35 @@ export class KernelBuilder {
   /** How many blocks deep the statements being emitted are: values declared inside are not reused. */
   private depth = 0;
 
+  /** Hoisted masks by predicate text (see dictionaryMask). */
+  private readonly masks = new Map<string, string>();
+
+  /**
+   * A predicate over one dictionary column (dictionaryPredicateColumn) that is never NULL, as the
+   * row's entry in a per-dictionary 0/1 mask (`IN ('MAIL', 'SHIP')` over shipmode: one load per
+   * row instead of a string and a set lookup); null when it does not apply.
+   */
+  dictionaryMask(e: Expr): string | null {
+    if (dictionaryMasks === null) return null;
+    const index = dictionaryPredicateColumn(e, this.shapes);
+    if (index < 0) return null;
+    const key = JSON.stringify(e);
+    let mask = this.masks.get(key);
+    if (mask === undefined) {
+      const onEntries = remapColumns(e, () => 0);
+      // Only a predicate that is never NULL over non-NULL strings is a 0/1 mask.
+      const probe = new KernelBuilder([{ kind: 'varchar', type: this.shapes[index].type, nullable: false }]);
+      if (probe.emit(onEntries, []).n !== 'false') return null;
+      this.useColumn(index);
+      mask = this.hoist(`${this.constant(dictionaryMasks(onEntries))}.maskFor(cols[${index}])`);
+      this.masks.set(key, mask);
+    }
+    return `${mask}[c${index}[i]]`;
+  }
+
   emit(e: Expr, out: string[]): Emitted {
+    const mask = this.dictionaryMask(e);
+    if (mask !== null) return { v: `(${mask} === 1)`, n: 'false' };
     if (e.kind !== 'call' && e.kind !== 'cast') return this.emitNode(e, out);
     // A call computed earlier in the same statement list is reused (Q1 computes
     // price * (1 - discount) once for two aggregates); random() must run each time it appears.
@@ -386,14 +451,16 @@ export class KernelBuilder {
     out.push(`let ${v} = ${kind === 'and' ? 'true' : 'false'}, ${n} = false;`);
     out.push(`${label}: {`);
     this.depth++;
+    let nullable = false;
     for (const arg of args) {
       const a = this.emit(arg, out);
       out.push(`if (!${paren(a.n)} && ${a.v} === ${decisive}) { ${v} = ${decisive}; ${n} = false; break ${label}; }`);
       if (a.n !== 'false') out.push(`if (${a.n}) ${n} = true;`);
+      nullable ||= a.n !== 'false';
     }
     this.depth--;
     out.push('}');
-    return { v, n };
+    return { v, n: nullable ? n : 'false' };
   }
 
   private emitIn(arg: Expr, list: readonly Expr[], negated: boolean, out: string[]): Emitted {
@@ -420,7 +487,9 @@ export class KernelBuilder {
     if (listHasNull) out.push(`${n} = true;`);
     this.depth--;
     out.push('}');
-    return negated ? { v: `(!${v})`, n } : { v, n };
+    // Constants only, none NULL, over a NOT NULL value: never NULL.
+    const flag = a.n === 'false' && others.length === 0 && !listHasNull ? 'false' : n;
+    return negated ? { v: `(!${v})`, n: flag } : { v, n: flag };
   }
 
   /** `substring(col, 1, L) IN ('..', ...)` on a plain UTF-8 column: one byte pass per page (Q22). */
