@@ -37,6 +37,13 @@ describe('one numeric group key', () => {
     check(BIGINT, [dense(1, 5000), [...dense(1, 100), 2 ** 40, -(2 ** 40), 10 ** 7, 3], dense(2000, 4000), [2 ** 40, 10 ** 7, 1]]);
   });
 
+  it('bigint keys read by their low words: a high word, or a low word of 2^31 and up, stays out of the index', () => {
+    const far = Array.from({ length: 2000 }, (_, i) => 10 ** 9 + i * 3);
+    // 3,000 groups only the index holds, then 2,000 that rehash the table several times around them.
+    check(BIGINT, [dense(0, 3000), [2 ** 32 + 5, 2 ** 31 + 5, 2 ** 32, 5, 2 ** 31 - 1, ...far], dense(0, 3000).reverse(), [2 ** 32 + 5, far[7], 2 ** 31 + 5, 17]]);
+    check(BIGINT, [dense(10 ** 6, 4096), [10 ** 6 - 1, 2 ** 32 + 10 ** 6, 10 ** 6 + 4095, -(10 ** 6)]]);
+  });
+
   it('integer keys with NULLs, repeated keys and a negative range', () => {
     check(INTEGER, [[5, null, -3, 5, -3, null, 0, 7], [-100, 7, null, 5]]);
   });

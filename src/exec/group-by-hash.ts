@@ -69,6 +69,8 @@ export class GroupByHash {
   private dense: Int32Array | null | undefined = undefined;
   private denseMin = 0;
   groupCount = 0;
+  /** Groups in the hash table (all but those only the direct index holds): its load. */
+  private hashedGroups = 0;
 
   constructor(readonly stringKey: readonly boolean[]) {
     const k = stringKey.length;
@@ -236,7 +238,7 @@ export class GroupByHash {
       this.arenaLength += len;
     }
     this.slots[slot] = g;
-    if (this.groupCount * 2 > this.slots.length) this.rehash();
+    if (++this.hashedGroups * 2 > this.slots.length) this.rehash();
     return g;
   }
 
@@ -272,6 +274,9 @@ export class GroupByHash {
   reserve(rows: number): void {
     const want = (this.groupCount + rows) * 2;
     if (this.slots.length >= want || this.direct !== null) return;
+    // One numeric key with a direct index (or before its first page decides on one): its groups
+    // mostly skip the hash table.
+    if (this.dense !== null && this.stringKey.length === 1 && !this.stringKey[0]) return;
     let size = this.slots.length;
     while (size < want) size *= 2;
     this.slots = new Int32Array(size);
@@ -282,6 +287,7 @@ export class GroupByHash {
     slots.fill(-1);
     const mask = slots.length - 1;
     for (let g = 0; g < this.groupCount; g++) {
+      if (this.isDenseGroup(g)) continue;
       let slot = this.hashes[g] & mask;
       while (slots[slot] !== -1) slot = (slot + 1) & mask;
       slots[slot] = g;
@@ -359,6 +365,10 @@ export class GroupByHash {
     const dense = this.dense;
     const denseMin = dense === null ? 0 : this.denseMin;
     const denseRange = dense === null ? 0 : dense.length;
+    if (pairs !== null && dense !== null && denseMin >= 0) {
+      this.denseInt64Ids(pairs, n, ids, dense, scratch, one, noNulls);
+      return;
+    }
     for (let r = 0; r < n; r++) {
       if (nulls !== null && nulls[r] === 1) {
         ids[r] = this.findOrInsert(mix(0x12345, 0.5), one, [nulls], r);
@@ -366,19 +376,59 @@ export class GroupByHash {
       }
       const x = pairs === null ? (values as Float64Array)[r] : pairs[2 * r + 1] * 4294967296 + (pairs[2 * r] >>> 0);
       const d = x - denseMin;
-      const inDense = dense !== null && d >= 0 && d < denseRange && d === Math.floor(d);
-      if (inDense) {
-        const g = dense[d];
-        if (g >= 0) {
-          ids[r] = g;
-          continue;
-        }
+      if (dense !== null && d >= 0 && d < denseRange && d === Math.floor(d)) {
+        let g = dense[d];
+        if (g < 0) dense[d] = g = this.appendDenseGroup(x);
+        ids[r] = g;
+        continue;
       }
       scratch[0] = x;
-      const g = this.lookupNumber(x, one, noNulls, pairs === null ? r : 0);
-      if (inDense) dense[d] = g;
-      ids[r] = g;
+      ids[r] = this.lookupNumber(x, one, noNulls, pairs === null ? r : 0);
     }
+  }
+
+  /**
+   * singleNumericIds over NULL-free Int64 keys and a direct index starting at or above 0: the
+   * offset is integer arithmetic on the low word (a key with a high word, or a low word that
+   * reads negative, is ≥ 2^31 and lands outside the index), no double composed per row.
+   */
+  private denseInt64Ids(pairs: Int32Array, n: number, ids: Int32Array, dense: Int32Array, scratch: Float64Array, one: Float64Array[], noNulls: null[]): void {
+    const min = this.denseMin;
+    const range = dense.length;
+    for (let r = 0; r < n; r++) {
+      const lo = pairs[2 * r];
+      const k = (lo - min) | 0;
+      if (pairs[2 * r + 1] === 0 && k >>> 0 < range) {
+        let g = dense[k];
+        if (g < 0) dense[k] = g = this.appendDenseGroup(lo);
+        ids[r] = g;
+        continue;
+      }
+      const x = pairs[2 * r + 1] * 4294967296 + (lo >>> 0);
+      scratch[0] = x;
+      ids[r] = this.lookupNumber(x, one, noNulls, 0);
+    }
+  }
+
+  /**
+   * A new group for a key inside the direct index: the index alone finds it again, so it skips
+   * the hash table (no hash, no slot; rehashes leave it out, see isDenseGroup).
+   */
+  private appendDenseGroup(x: number): number {
+    const g = this.groupCount++;
+    this.ensureCapacity(this.groupCount);
+    this.hashes[g] = 0;
+    this.keyNulls[0][g] = 0;
+    this.keyValues[0][g] = x;
+    return g;
+  }
+
+  /** Whether group g's key is inside the direct index (and so not in the hash table). */
+  private isDenseGroup(g: number): boolean {
+    const dense = this.dense;
+    if (dense === null || dense === undefined || this.keyNulls[0][g] === 1) return false;
+    const d = this.keyValues[0][g] - this.denseMin;
+    return d >= 0 && d < dense.length && d === Math.floor(d);
   }
 
   /** The group of a non-NULL numeric key (inserted when new). */
@@ -449,7 +499,7 @@ export class GroupByHash {
       this.keyValues[c][g] = isNull ? 0 : codes[c][r];
     }
     this.slots[slot] = g;
-    if (this.groupCount * 2 > this.slots.length) this.rehash();
+    if (++this.hashedGroups * 2 > this.slots.length) this.rehash();
     return g;
   }
 
@@ -483,6 +533,7 @@ export class GroupByHash {
     const slots = new Int32Array(this.slots.length * 2).fill(-1);
     const mask = slots.length - 1;
     for (let g = 0; g < this.groupCount; g++) {
+      if (this.isDenseGroup(g)) continue;
       let slot = this.hashes[g] & mask;
       while (slots[slot] !== -1) slot = (slot + 1) & mask;
       slots[slot] = g;
@@ -504,6 +555,30 @@ const DENSE_MAX_RANGE = 1 << 22;
  * keys (the rest of a table's key range) mostly fall in. Null otherwise.
  */
 function denseIndexFor(pairs: Int32Array | null, values: Float64Array | null, nulls: Uint8Array | null, n: number): { slots: Int32Array; min: number } | null {
+  const bounds = pairs !== null && nulls === null ? int64Bounds(pairs, n) : numberBounds(pairs, values, nulls, n);
+  if (bounds === null) return null;
+  const { min, max } = bounds;
+  const range = max - min + 1;
+  if (range > 4 * n || 2 * range > DENSE_MAX_RANGE) return null;
+  // Non-negative keys keep a non-negative start (the Int64 fast path needs one).
+  const start = min - Math.floor(range / 2);
+  return { slots: new Int32Array(2 * range).fill(-1), min: min >= 0 ? Math.max(0, start) : start };
+}
+
+/** Bounds of NULL-free Int64 keys read as int32 low words while every high word is 0 and low word non-negative. */
+function int64Bounds(pairs: Int32Array, n: number): { min: number; max: number } | null {
+  let min = 2 ** 31;
+  let max = -1;
+  for (let r = 0; r < n; r++) {
+    const lo = pairs[2 * r];
+    if (pairs[2 * r + 1] !== 0 || lo < 0) return numberBounds(pairs, null, null, n);
+    if (lo < min) min = lo;
+    if (lo > max) max = lo;
+  }
+  return min <= max ? { min, max } : null;
+}
+
+function numberBounds(pairs: Int32Array | null, values: Float64Array | null, nulls: Uint8Array | null, n: number): { min: number; max: number } | null {
   let min = Infinity;
   let max = -Infinity;
   for (let r = 0; r < n; r++) {
@@ -513,8 +588,5 @@ function denseIndexFor(pairs: Int32Array | null, values: Float64Array | null, nu
     if (x < min) min = x;
     if (x > max) max = x;
   }
-  if (min > max) return null;
-  const range = max - min + 1;
-  if (range > 4 * n || 2 * range > DENSE_MAX_RANGE) return null;
-  return { slots: new Int32Array(2 * range).fill(-1), min: min - Math.floor(range / 2) };
+  return min <= max ? { min, max } : null;
 }
