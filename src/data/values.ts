@@ -49,9 +49,31 @@ function isLeap(y: number): boolean {
 }
 
 /** [year, month (1-12), day] of a day number. */
+/**
+ * Proleptic Gregorian (year, month, day) of a day number (days since 1970-01-01), in integer
+ * arithmetic (H. Hinnant's civil_from_days): no Date object per call.
+ */
 export function civilFromDays(days: number): [number, number, number] {
-  const d = new Date(days * MS_PER_DAY);
-  return [d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDate()];
+  const z = days + 719468;
+  const era = Math.floor(z / 146097);
+  const doe = z - era * 146097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const d = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const m = mp < 10 ? mp + 3 : mp - 9;
+  return [yoe + era * 400 + (m <= 2 ? 1 : 0), m, d];
+}
+
+/** The year of a day number (civilFromDays without the array). */
+export function yearOfDays(days: number): number {
+  const z = days + 719468;
+  const era = Math.floor(z / 146097);
+  const doe = z - era * 146097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  // Months from March: January and February (doy ≥ 306) belong to the next civil year.
+  return yoe + era * 400 + (doy >= 306 ? 1 : 0);
 }
 
 export function formatDate(days: number): string {

@@ -384,6 +384,7 @@ export class KernelBuilder {
       case 'doy': {
         const unit = ({ day_of_month: 'day', dow: 'day_of_week', doy: 'day_of_year' } as Record<string, string>)[name] ?? name;
         const days = t[0].id === 'timestamp' ? `Math.floor(${a} / 86400000)` : a;
+        if (unit === 'year') return `rt.yearOfDays(${days})`;
         return `rt.datePart(${JSON.stringify(unit)}, ${days})`;
       }
       case 'hour':

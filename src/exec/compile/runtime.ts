@@ -12,6 +12,7 @@ import {
   MS_PER_DAY,
   POW10,
   roundHalfUp,
+  yearOfDays,
 } from '../../data/values.js';
 import { EngineError, type ErrorName } from '../../util/engine-error.js';
 
@@ -425,6 +426,7 @@ export const runtime = {
   maxString,
   utf8: readUtf8,
   dictStrings,
+  yearOfDays,
   fail,
   like,
   likeMatcher,
