@@ -194,22 +194,24 @@ export class HashJoinOperator implements Operator, SelectionSink {
   }
 
   /**
-   * matchDirect's hot case as loops of their own: NULL-free Int64 keys read in place (no row
-   * indirection, no per-row checks of which form the keys come in; they are integers, so only the
-   * range is tested) into a rank index (sparse keys) or a direct one.
+   * matchDirect's hot case as loops of their own: NULL-free Int64 keys read in place (row i of the
+   * probe is row `rows[i]` of the key column when a filter selected rows; no per-row checks of
+   * which form the keys come in; they are integers, so only the range is tested) into a rank index
+   * (sparse keys) or a direct one.
    */
-  private matchInt64(n: number, pairs: Int32Array): number {
+  private matchInt64(n: number, pairs: Int32Array, rows: Int32Array | null): number {
     const { direct, chain, min, range, bits, ranks } = this.keyIndex();
     // Only when the index's keys are all non-negative int32 (TPC-H's keys): a key with a high word
     // is then outside it, and the offset is integer arithmetic on the low word (~15% faster than
     // composing a double). Other keys take matchDirect's general loop.
-    if (!(min >= 0 && min + range <= 2 ** 31)) return this.matchDirect(n, null, null, pairs, null);
+    if (!(min >= 0 && min + range <= 2 ** 31)) return this.matchDirect(n, null, null, pairs, rows);
     const firstOnly = this.firstOnly;
     let count = 0;
     if (bits !== null && ranks !== null) {
       for (let i = 0; i < n; i++) {
-        const k = (pairs[2 * i] - min) >>> 0;
-        if (pairs[2 * i + 1] !== 0 || k >= range) continue;
+        const r = rows === null ? i : rows[i];
+        const k = (pairs[2 * r] - min) >>> 0;
+        if (pairs[2 * r + 1] !== 0 || k >= range) continue;
         const word = bits[k >>> 5];
         const bit = 1 << (k & 31);
         if ((word & bit) === 0) continue;
@@ -218,8 +220,9 @@ export class HashJoinOperator implements Operator, SelectionSink {
       return count;
     }
     for (let i = 0; i < n; i++) {
-      const k = (pairs[2 * i] - min) >>> 0;
-      if (pairs[2 * i + 1] !== 0 || k >= range) continue;
+      const r = rows === null ? i : rows[i];
+      const k = (pairs[2 * r] - min) >>> 0;
+      if (pairs[2 * r + 1] !== 0 || k >= range) continue;
       for (let j = direct[k]; j >= 0; j = firstOnly ? -1 : chain[j]) this.push(count++, i, j);
     }
     return count;
@@ -377,7 +380,7 @@ export class HashJoinOperator implements Operator, SelectionSink {
       for (let k = 0; k < n; k++) out[k] = rows[idx[k]];
       return out;
     };
-    let count = int64Keys === null ? this.match(page, probe) : rows === null ? this.matchInt64(page.length, int64Keys) : this.matchDirect(page.length, null, null, int64Keys, rows);
+    let count = int64Keys === null ? this.match(page, probe) : this.matchInt64(page.length, int64Keys, rows);
     let probeIdx = this.pairsProbe.subarray(0, count);
     let buildIdx = this.pairsBuild.subarray(0, count);
     if (this.filter && count > 0) {
