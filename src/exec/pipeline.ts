@@ -138,6 +138,9 @@ export interface DriverResult {
   readonly cpuNanos: number;
 }
 
+/** A driver's partial aggregation is judged on at least this many input rows (Q15's ~9.8k a split). */
+const ADAPT_MIN_ROWS = 4096;
+
 /**
  * A partial aggregation that barely reduces its input (high-cardinality keys) only costs: once a
  * driver shows that, later drivers pass rows through as single-row states for the final step.
@@ -146,7 +149,7 @@ export function adaptPartialAggregation(fragment: FragmentSpec, result: DriverRe
   const index = fragment.operators.findIndex((o) => o.op === 'aggregate' && o.step === 'partial');
   if (index < 0) return fragment;
   const stats = result.stats[index + 1];
-  if (!stats || stats.inputPositions < 10_000 || stats.outputPositions < 0.5 * stats.inputPositions) return fragment;
+  if (!stats || stats.inputPositions < ADAPT_MIN_ROWS || stats.outputPositions < 0.5 * stats.inputPositions) return fragment;
   const operators = fragment.operators.map((o, i) => (i === index && o.op === 'aggregate' ? { ...o, step: 'passthrough' as const } : o));
   return { ...fragment, operators };
 }
