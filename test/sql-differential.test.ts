@@ -141,6 +141,8 @@ const CASES: Case[] = [
   },
   { sql: "select count(*), sum(quantity) from lineitem where shipmode in ('MAIL', null) and returnflag <> 'A'" },
   { sql: "select count(*) from lineitem where shipmode not in ('MAIL', null)" },
+  { sql: "select count(*), sum(case when not (nullif(shipmode, 'MAIL') = 'SHIP') then 1 end) from lineitem where not (nullif(shipmode, 'AIR') <> 'RAIL') or quantity < 2" },
+  { sql: "select shipmode, nullif(shipmode, 'MAIL') in ('SHIP', 'MAIL') as b, count(*) from lineitem group by 1, 2 order by 1", ordered: true },
   { sql: "select orderpriority, count(*) from orders where orderpriority > '3' or orderstatus between 'F' and 'O' group by 1 order by 1", ordered: true },
   // a grouped aggregation over 32k+ exchanged rows runs hash-partitioned, one driver per worker
   // (partitioned-stage.ts): DISTINCT in one step, final steps, string and NULL keys, HAVING in the

@@ -35,10 +35,24 @@ export function provideDictionaryMasks(factory: DictionaryMaskFactory): void {
   dictionaryMasks = factory;
 }
 
+/** Whether a one-column predicate (over column 0 of a string page) is never NULL on non-NULL strings, by expression. */
+const neverNullOnStrings = new WeakMap<Expr, boolean>();
+
+function neverNullOverEntries(e: Expr, type: SqlType): boolean {
+  let known = neverNullOnStrings.get(e);
+  if (known === undefined) {
+    const probe = new KernelBuilder([{ kind: 'varchar', type, nullable: false }]);
+    known = probe.emit(remapColumns(e, () => 0), []).n === 'false';
+    neverNullOnStrings.set(e, known);
+  }
+  return known;
+}
+
 /**
- * The one column a boolean expression reads when it is a NOT NULL dictionary column and nothing
- * else varies (literals only, none NULL, nothing random): its value is then a function of the
- * dictionary entry, computed once per entry instead of once per row. -1 otherwise.
+ * The one column a boolean expression reads when it is a NOT NULL dictionary column, nothing else
+ * varies (literals only, none NULL, nothing random) and the result is never NULL: its value is
+ * then a 0/1 function of the dictionary entry, computed once per entry instead of once per row.
+ * -1 otherwise.
  */
 export function dictionaryPredicateColumn(e: Expr, shapes: readonly ColumnShape[]): number {
   if (e.type.id !== 'boolean' || e.kind === 'column' || e.kind === 'literal') return -1;
@@ -55,7 +69,8 @@ export function dictionaryPredicateColumn(e: Expr, shapes: readonly ColumnShape[
   walk(e);
   const shape = shapes[column];
   if (!ok || shape === undefined || shape.kind !== 'dict' || shape.nullable) return -1;
-  return mentionsNondeterministic(JSON.stringify(e)) ? -1 : column;
+  if (mentionsNondeterministic(JSON.stringify(e))) return -1;
+  return neverNullOverEntries(e, shape.type) ? column : -1;
 }
 
 export class KernelBuilder {
@@ -124,12 +139,8 @@ export class KernelBuilder {
     const key = JSON.stringify(e);
     let mask = this.masks.get(key);
     if (mask === undefined) {
-      const onEntries = remapColumns(e, () => 0);
-      // Only a predicate that is never NULL over non-NULL strings is a 0/1 mask.
-      const probe = new KernelBuilder([{ kind: 'varchar', type: this.shapes[index].type, nullable: false }]);
-      if (probe.emit(onEntries, []).n !== 'false') return null;
       this.useColumn(index);
-      mask = this.hoist(`${this.constant(dictionaryMasks(onEntries))}.maskFor(cols[${index}])`);
+      mask = this.hoist(`${this.constant(dictionaryMasks(remapColumns(e, () => 0)))}.maskFor(cols[${index}])`);
       this.masks.set(key, mask);
     }
     return `${mask}[c${index}[i]]`;
