@@ -550,7 +550,7 @@ export class QueryExecution {
 
   /** A partitioned blocking stage (partitioned-stage.ts): one driver per partition on the pool, then the tail. */
   private async runPartitioned(stage: PartitionedStage, pages: readonly Page[], joins: Joins): Promise<DriverResult> {
-    const parts = await Promise.all(stage.parts.map((fragment) => this.runDriver({ kind: 'driver', fragment, pages: [...pages], joins }, false)));
+    const parts = await Promise.all(stage.parts.map((fragment) => this.runDriver({ kind: 'driver', fragment, pages, joins }, false)));
     if (!stage.tail) return combinePartitioned(stage, parts, null);
     const middle = parts.flatMap((p) => p.pages);
     const rows = middle.reduce((n, p) => n + p.length, 0);
