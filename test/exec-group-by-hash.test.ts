@@ -44,6 +44,11 @@ describe('one numeric group key', () => {
     check(BIGINT, [dense(10 ** 6, 4096), [10 ** 6 - 1, 2 ** 32 + 10 ** 6, 10 ** 6 + 4095, -(10 ** 6)]]);
   });
 
+  it('few keys over a range of up to 64k (a direct index all the same), then keys around it', () => {
+    const spread = Array.from({ length: 300 }, (_, i) => 5000 + ((i * 7919) % 300) * 150);
+    check(BIGINT, [spread, [...spread.slice(0, 50), 4999, 5000 + 300 * 150, 10 ** 6, 5150], spread.reverse()]);
+  });
+
   it('integer keys with NULLs, repeated keys and a negative range', () => {
     check(INTEGER, [[5, null, -3, 5, -3, null, 0, 7], [-100, 7, null, 5]]);
   });

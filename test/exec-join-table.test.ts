@@ -32,9 +32,17 @@ describe('join key index', () => {
     expect(t.hasNullKey).toBe(true);
   });
 
+  it('a range of at most 64k keys is indexed directly whatever the build size', () => {
+    const t = table([1, 60_000, 30_000]);
+    expect(t.keyBits).toBeNull();
+    expect((t.direct as Int32Array).length).toBe(60_000);
+    expect((t.direct as Int32Array)[30_000 - 1]).toBe(2);
+  });
+
   it('a sparse but bounded range gets a rank index: bitmap, ranks per word, first row per rank', () => {
-    // Keys 50 apart cross 32-bit words; 1000 twice (chained in build order), 31/32/63 at word edges.
-    const keys = [...Array.from({ length: 100 }, (_, i) => 1000 + i * 50), 1000, 1031, 1032, 1063];
+    // Keys 1,000 apart (a range over 64k, which would be indexed directly) cross 32-bit words;
+    // 1000 twice (chained in build order), 1031/1032/1063 at word edges.
+    const keys = [...Array.from({ length: 100 }, (_, i) => 1000 + i * 1000), 1000, 1031, 1032, 1063];
     const t = table(keys);
     expect(t.direct).not.toBeNull();
     expect(t.keyRanks).not.toBeNull();

@@ -546,6 +546,8 @@ export class GroupByHash {
   }
 }
 
+/** A direct index for keys over a range this small whatever the page's size (the first of Q11's partsupp splits: 4.5k rows over 28k partkeys). */
+const DENSE_ANY_RANGE = 1 << 16;
 /** A direct index covers at most this many key values (16 MB). */
 const DENSE_MAX_RANGE = 1 << 22;
 
@@ -559,7 +561,7 @@ function denseIndexFor(pairs: Int32Array | null, values: Float64Array | null, nu
   if (bounds === null) return null;
   const { min, max } = bounds;
   const range = max - min + 1;
-  if (range > 4 * n || 2 * range > DENSE_MAX_RANGE) return null;
+  if (range > Math.max(4 * n, DENSE_ANY_RANGE) || 2 * range > DENSE_MAX_RANGE) return null;
   // Non-negative keys keep a non-negative start (the Int64 fast path needs one).
   const start = min - Math.floor(range / 2);
   return { slots: new Int32Array(2 * range).fill(-1), min: min >= 0 ? Math.max(0, start) : start };

@@ -40,8 +40,10 @@ export interface JoinTable {
   readonly indexedKey: number;
 }
 
-/** Direct indexing while the range costs at most about 64 bytes per build row. */
+/** Direct indexing while the range costs at most about 64 bytes per build row, */
 const DIRECT_BYTES_PER_ROW = 64;
+/** or whatever the build's size over a range this small (256 KiB): one load per probe instead of a bitmap, its ranks and a bit count. */
+const SMALL_DIRECT_RANGE = 1 << 16;
 /** A key bitmap up to 1 MiB (cache-resident) always; up to 8 MiB while at most 64 bits per build row. */
 const SMALL_KEY_BITS = 1 << 23;
 const MAX_KEY_BITS = 1 << 26;
@@ -107,7 +109,7 @@ function integerRange(keys: Float64Array, nulls: Uint8Array | null, n: number): 
 function keyIndex(keys: Float64Array, nulls: Uint8Array | null, n: number, bounds = n === 0 ? null : integerRange(keys, nulls, n)): KeyIndex {
   if (!bounds) return NO_KEY_INDEX;
   const range = bounds.max - bounds.min + 1;
-  const dense = range * 4 <= DIRECT_BYTES_PER_ROW * n + 4096;
+  const dense = range * 4 <= DIRECT_BYTES_PER_ROW * n + 4096 || range <= SMALL_DIRECT_RANGE;
   if (!dense && !(range <= SMALL_KEY_BITS || (range <= MAX_KEY_BITS && range <= KEY_BITS_PER_ROW * n))) return NO_KEY_INDEX;
   // Over a sparse range, a rank index: probes of ascending keys (lineitem by orderkey into orders)
   // read the bitmap, ranks and first rows in order instead of hashing into random buckets.
