@@ -144,6 +144,11 @@ const CASES: Case[] = [
   { sql: "select count(*), sum(case when not (nullif(shipmode, 'MAIL') = 'SHIP') then 1 end) from lineitem where not (nullif(shipmode, 'AIR') <> 'RAIL') or quantity < 2" },
   { sql: "select shipmode, nullif(shipmode, 'MAIL') in ('SHIP', 'MAIL') as b, count(*) from lineitem group by 1, 2 order by 1", ordered: true },
   { sql: "select orderpriority, count(*) from orders where orderpriority > '3' or orderstatus between 'F' and 'O' group by 1 order by 1", ordered: true },
+  // an inner join emits a build key from the probe key equal to it (integers, strings; not doubles)
+  { sql: 'select c.custkey, o.custkey, count(*), sum(o.totalprice) from orders o join customer c on o.custkey = c.custkey where c.nationkey < 5 group by 1, 2 order by 1', ordered: true },
+  { sql: 'select a.name, b.name, a.regionkey + b.regionkey from nation a join nation b on a.name = b.name order by 1', ordered: true },
+  { sql: 'select s.acctbal, c.acctbal, count(*) from supplier s join customer c on s.acctbal = c.acctbal group by 1, 2 order by 1', ordered: true },
+  { sql: 'select l.orderkey, o.orderkey, l.linenumber from lineitem l join orders o on l.orderkey = o.orderkey where o.totalprice > 400000 order by 1, 3', ordered: true },
   // a grouped aggregation over 32k+ exchanged rows runs hash-partitioned, one driver per worker
   // (partitioned-stage.ts): DISTINCT in one step, final steps, string and NULL keys, HAVING in the
   // partitions, ORDER BY / LIMIT after them

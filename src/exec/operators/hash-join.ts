@@ -4,6 +4,7 @@
 // row), semi (probe rows with a partner), anti (without; NOT IN's NULL rules when null-aware).
 
 import type { Column, Page } from '../../data/page.js';
+import type { SqlType } from '../../data/types.js';
 import type { Expr } from '../../sql/ir.js';
 import { EngineError } from '../../util/engine-error.js';
 import { numericValuesAt, stringValues } from '../column-readers.js';
@@ -49,6 +50,13 @@ function keySlot(k: number, range: number, bits: Int32Array | null, ranks: Int32
   const word = bits[k >>> 5];
   const bit = 1 << (k & 31);
   return (word & bit) === 0 ? -1 : ranks[k >>> 5] + bitCount(word & (bit - 1));
+}
+
+/** Types whose equal values are identical (a join key's value can stand for the other side's). */
+const EXACT_EQUALITY = new Set(['tinyint', 'smallint', 'integer', 'bigint', 'date', 'timestamp', 'varchar', 'boolean']);
+
+function sameExactType(a: SqlType, b: SqlType): boolean {
+  return a.id === b.id && EXACT_EQUALITY.has(a.id) && (a.id !== 'varchar' || a.precision === b.precision);
 }
 
 export class HashJoinOperator implements Operator, SelectionSink {
@@ -307,11 +315,37 @@ export class HashJoinOperator implements Operator, SelectionSink {
 
   private filterColumns: Set<number> | undefined;
 
+  /**
+   * For each build column, the probe column holding the same values on every joined row of an
+   * inner join: a build key compared with a probe key of the same exact-equality type (integers,
+   * dates, strings; not doubles, whose -0 equals 0). -1 elsewhere. Read sequentially from the
+   * probe page instead of gathered at random from the build (Q13's 1.5M orders ⋈ customer keys).
+   */
+  private probeTwins: Int32Array | undefined;
+
+  private probeTwinOf(page: Page, buildColumn: number): number {
+    if (this.probeTwins === undefined) {
+      const t = this.table;
+      this.probeTwins = new Int32Array(t.types.length).fill(-1);
+      if (this.joinType === 'inner') {
+        t.keyColumns.forEach((b, k) => {
+          const probe = page.columns[this.probeKeys[k]];
+          if (probe !== undefined && sameExactType(probe.type, t.types[b])) (this.probeTwins as Int32Array)[b] = this.probeKeys[k];
+        });
+      }
+    }
+    return this.probeTwins[buildColumn];
+  }
+
   /** The joined pairs as a page: all columns, or (`selected`) only the emitted ones. */
   private combined(page: Page, probeIdx: Int32Array, buildIdx: Int32Array, count: number, selected = false): Page {
     const t = this.table;
     const width = page.columns.length;
-    const gather = (c: number): Column => (c < width ? gatherColumn(page.columns[c], probeIdx, count) : gatherWithNulls(t.page.columns[c - width], t.types[c - width], buildIdx, count));
+    const gather = (c: number): Column => {
+      if (c < width) return gatherColumn(page.columns[c], probeIdx, count);
+      const twin = this.probeTwinOf(page, c - width);
+      return twin >= 0 ? gatherColumn(page.columns[twin], probeIdx, count) : gatherWithNulls(t.page.columns[c - width], t.types[c - width], buildIdx, count);
+    };
     if (selected && this.output !== null) return { length: count, columns: this.output.map(gather) };
     const columns: Column[] = [];
     for (let c = 0; c < width + t.types.length; c++) columns.push(gather(c));
