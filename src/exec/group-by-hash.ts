@@ -52,6 +52,25 @@ export function valueHashes(col: Column, numbers: Float64Array | null, n: number
   return out;
 }
 
+/** A NULL key's contribution to a row hash. */
+const NULL_KEY_HASH = 0x5bd1e995;
+
+/**
+ * Each row's hash over several key columns (valueHashes folded column by column; a NULL key
+ * contributes a constant): equal key tuples hash alike whatever their pages' layouts.
+ * `numbers[c]`: column c's numericValues when the caller has them.
+ */
+export function keyRowHashes(keys: readonly Column[], numbers: readonly (Float64Array | null)[], n: number): Int32Array {
+  const h = new Int32Array(n).fill(0x2545f491);
+  for (let c = 0; c < keys.length; c++) {
+    const v = valueHashes(keys[c], numbers[c], n);
+    const nulls = nullFlags(keys[c]);
+    if (nulls === null) for (let r = 0; r < n; r++) h[r] = Math.imul(h[r] ^ v[r], 0x01000193);
+    else for (let r = 0; r < n; r++) h[r] = Math.imul(h[r] ^ (nulls[r] === 1 ? NULL_KEY_HASH : v[r]), 0x01000193);
+  }
+  return h;
+}
+
 /** Fewer rows than this are grouped by hash until a direct index exists (see directIds). */
 const DIRECT_MIN_ROWS = 1024;
 
@@ -127,9 +146,6 @@ export class GroupByHash {
   }
 
   private leadIds(keys: readonly Column[], n: number, ids: Int32Array): void {
-    const k = keys.length;
-    const lead = this.lead as number;
-    const leadValues = numericValues(keys[lead]);
     const nulls = keys.map((c) => nullFlags(c));
     if (this.witness.length === 0) {
       // Dictionary keys are witnessed by interned id (a number compare per probe), plain strings by bytes.
@@ -140,13 +156,9 @@ export class GroupByHash {
     let mask = this.slots.length - 1;
     // Every key contributes to the hash (a leading key alone can have few values): numbers by
     // value, strings by their bytes (dictionary entries hashed once per dictionary).
-    const parts = keys.map((c, i) => valueHashes(c, i === lead ? leadValues : nums[i], n));
+    const hashes = keyRowHashes(keys, keys.map((c, i) => (c.kind === 'fixed' ? nums[i] : null)), n);
     for (let r = 0; r < n; r++) {
-      let h = 0x2545f491;
-      for (let c = 0; c < k; c++) {
-        const isNull = nulls[c] !== null && (nulls[c] as Uint8Array)[r] === 1;
-        h = Math.imul(h ^ (isNull ? 0x5bd1e995 : parts[c][r]), 0x01000193) | 0;
-      }
+      const h = hashes[r];
       let slot = h & mask;
       let found = -1;
       for (;;) {
@@ -345,10 +357,10 @@ export class GroupByHash {
    * One numeric key: open addressing on the value itself, with a direct index in front for
    * integer keys in a bounded range (`dense`: key - denseMin -> group id, -1 until seen): such a
    * key costs one lookup in a small array instead of a hash, a probe and a compare (100k custkeys of
-   * 1.5M orders: ~24 -> ~10 ns a row). The hash table stays the record of every group; the index
-   * only remembers where keys went. Its range is set on the first page (with room to grow to
-   * DENSE_MAX_RANGE); keys outside it take the hash path. A NULL-free bigint column is read as its
-   * Int64 pairs in place (no page-sized Float64Array per page).
+   * 1.5M orders: ~24 -> ~10 ns a row). A key inside the index's range is found by the index alone
+   * and never enters the hash table (appendDenseGroup); keys outside it (the range is set on the
+   * first page, with room to grow to DENSE_MAX_RANGE) take the hash path. A NULL-free bigint column
+   * is read as its Int64 pairs in place (no page-sized Float64Array per page).
    */
   private singleNumericIds(col: Column, n: number, ids: Int32Array): void {
     const pairs = col.kind === 'fixed' && col.validity === null && (col.type.id === 'bigint' || col.type.id === 'timestamp') ? (col.values as Int32Array) : null;
@@ -530,14 +542,8 @@ export class GroupByHash {
   }
 
   private rehash(): void {
-    const slots = new Int32Array(this.slots.length * 2).fill(-1);
-    const mask = slots.length - 1;
-    for (let g = 0; g < this.groupCount; g++) {
-      if (this.isDenseGroup(g)) continue;
-      let slot = this.hashes[g] & mask;
-      while (slots[slot] !== -1) slot = (slot + 1) & mask;
-      slots[slot] = g;
-    }
+    const slots = new Int32Array(this.slots.length * 2);
+    this.rehashInto(slots);
     this.slots = slots;
   }
 

@@ -40,9 +40,12 @@ export interface JoinTable {
   readonly indexedKey: number;
 }
 
-/** Direct indexing while the range costs at most about 64 bytes per build row, */
+/**
+ * Direct indexing while the range costs at most about 64 bytes per build row, or whatever the
+ * build's size over a range of at most SMALL_DIRECT_RANGE keys (256 KiB): one load per probe
+ * instead of a bitmap, its ranks and a bit count.
+ */
 const DIRECT_BYTES_PER_ROW = 64;
-/** or whatever the build's size over a range this small (256 KiB): one load per probe instead of a bitmap, its ranks and a bit count. */
 const SMALL_DIRECT_RANGE = 1 << 16;
 /** A key bitmap up to 1 MiB (cache-resident) always; up to 8 MiB while at most 64 bits per build row. */
 const SMALL_KEY_BITS = 1 << 23;

@@ -3,28 +3,18 @@
 // final aggregation splits into disjoint groups that run in parallel (see partitioned-stage.ts).
 
 import type { Page } from '../../data/page.js';
-import { nullFlags } from '../column-readers.js';
 import { gatherColumn } from '../gather.js';
-import { valueHashes } from '../group-by-hash.js';
+import { keyRowHashes } from '../group-by-hash.js';
 import { emptyOperatorStats, nowNanos, recordInput, recordOutput, type OperatorStats } from '../metrics.js';
 import type { Operator, PageSink } from './operator.js';
 
-const NULL_HASH = 0x5bd1e995;
-
 /**
  * The rows of `page` whose `keys` values hash to partition `index` of `count`, into `sel`; returns
- * how many. Column at a time: each key's value hashes folded into one hash per row, then mixed.
+ * how many. The row hashes are the grouping's own (keyRowHashes), mixed once more.
  */
 export function selectPartition(page: Page, keys: readonly number[], count: number, index: number, sel: Int32Array): number {
   const n = page.length;
-  const h = new Int32Array(n).fill(0x2545f491);
-  for (const k of keys) {
-    const col = page.columns[k];
-    const v = valueHashes(col, null, n);
-    const nulls = nullFlags(col);
-    if (nulls === null) for (let r = 0; r < n; r++) h[r] = Math.imul(h[r] ^ v[r], 0x01000193);
-    else for (let r = 0; r < n; r++) h[r] = Math.imul(h[r] ^ (nulls[r] === 1 ? NULL_HASH : v[r]), 0x01000193);
-  }
+  const h = keyRowHashes(keys.map((k) => page.columns[k]), keys.map(() => null), n);
   let kept = 0;
   for (let r = 0; r < n; r++) {
     // Finish the mix: the partition must depend on every bit of every key.
