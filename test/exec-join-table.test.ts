@@ -121,3 +121,52 @@ describe('two numeric keys, one indexed', () => {
     expect(pairs).toEqual([[0, 0.5, 2], [1, 2.5, 2]]);
   });
 });
+
+describe('single bigint keys probed in place', () => {
+  /** (probe row, build row) pairs an inner join finds, probing the rows `sel` selects (all when null). */
+  const probePairs = (buildKeys: (number | null)[], probeKeys: number[], sel: number[] | null): number[][] => {
+    const t = table(buildKeys);
+    const probe = {
+      length: probeKeys.length,
+      columns: [columnFromNumbers(BIGINT, probeKeys, null, probeKeys.length), columnFromNumbers(BIGINT, probeKeys.map((_, i) => i), null, probeKeys.length)],
+    };
+    const out: number[][] = [];
+    const column = (index: number) => ({ kind: 'column' as const, index, type: BIGINT });
+    // Output: the probe row number and the build key (build column 0 comes after the two probe columns).
+    const join = new HashJoinOperator(1, t, 'inner', [0], null, false, false, [1, 2], (p) => {
+      const row = numericValues(p.columns[0]);
+      const key = numericValues(p.columns[1]);
+      for (let i = 0; i < p.length; i++) out.push([row[i], key[i]]);
+    });
+    if (sel === null) join.addInput(probe);
+    else join.addSelected(probe, Int32Array.from(sel), sel.length, [column(0), column(1)]);
+    return out.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  };
+  const naive = (buildKeys: (number | null)[], probeKeys: number[], sel: number[] | null): number[][] =>
+    (sel ?? probeKeys.map((_, i) => i)).flatMap((i) => buildKeys.filter((k) => k === probeKeys[i]).map((k) => [i, k as number]));
+  // Below the range, above it, negative, a key with a high word whose low word is in range.
+  const probeKeys = [3, 0, 9, 5, 2 ** 32 + 3, -1, 4, 1000, 5, 7, 2 ** 40];
+
+  it('unique build keys (NULLs aside) are flagged, and each probe row finds its one partner', () => {
+    const unique = [3, null, 5, 7, 4, 8];
+    expect(table(unique).directUnique).toBe(true);
+    for (const sel of [null, [0, 2, 3, 4, 6, 8, 10], [1, 5, 7]]) expect(probePairs(unique, probeKeys, sel)).toEqual(naive(unique, probeKeys, sel));
+  });
+
+  it('duplicate build keys are not flagged unique and every partner is found', () => {
+    const duplicated = [3, 5, 7, 5, 4, 3, 3];
+    expect(table(duplicated).directUnique).toBe(false);
+    for (const sel of [null, [0, 3, 4, 8, 9]]) expect(probePairs(duplicated, probeKeys, sel)).toEqual(naive(duplicated, probeKeys, sel));
+  });
+
+  it('over a rank index too (sparse keys, unique or not)', () => {
+    const sparse = Array.from({ length: 100 }, (_, i) => 1000 + i * 1000);
+    const probes = [1000, 999, 2000, 2001, 2 ** 32 + 1000, 100_000, 100_001, 5 * 2 ** 32, 51_000, 200_000];
+    expect(table(sparse).keyRanks).not.toBeNull();
+    expect(table(sparse).directUnique).toBe(true);
+    for (const sel of [null, [1, 2, 4, 6, 8]]) expect(probePairs(sparse, probes, sel)).toEqual(naive(sparse, probes, sel));
+    const twice = [...sparse, 2000, 51_000];
+    expect(table(twice).directUnique).toBe(false);
+    expect(probePairs(twice, probes, null)).toEqual(naive(twice, probes, null));
+  });
+});

@@ -27,6 +27,8 @@ export interface JoinTable {
    */
   readonly direct: Int32Array | null;
   readonly directNext: Int32Array | null;
+  /** With `direct`: no two indexed build rows share a key (every chain ends at its first row). */
+  readonly directUnique: boolean;
   /** One integer key over a sparse but bounded range: a bit per key − `keyMin`. */
   readonly keyBits: Int32Array | null;
   /** With keyBits: per 32-bit word, how many bits are set before it (rank = that + bits below in the word). */
@@ -52,8 +54,8 @@ const SMALL_KEY_BITS = 1 << 23;
 const MAX_KEY_BITS = 1 << 26;
 const KEY_BITS_PER_ROW = 64;
 
-type KeyIndex = Pick<JoinTable, 'direct' | 'directNext' | 'keyBits' | 'keyRanks' | 'keyMin'>;
-const NO_KEY_INDEX: KeyIndex = { direct: null, directNext: null, keyBits: null, keyRanks: null, keyMin: 0 };
+type KeyIndex = Pick<JoinTable, 'direct' | 'directNext' | 'directUnique' | 'keyBits' | 'keyRanks' | 'keyMin'>;
+const NO_KEY_INDEX: KeyIndex = { direct: null, directNext: null, directUnique: false, keyBits: null, keyRanks: null, keyMin: 0 };
 
 /**
  * The key index of a two-key build (see JoinTable.indexedKey): over the key with the wider
@@ -138,15 +140,18 @@ function keyIndex(keys: Float64Array, nulls: Uint8Array | null, n: number, bound
   }
   const direct = allocShared(Int32Array, slots).fill(-1);
   const directNext = allocShared(Int32Array, n);
+  let directUnique = true;
   // In reverse, so chains list rows in build order.
   for (let r = n - 1; r >= 0; r--) {
     if (nulls !== null && nulls[r] === 1) continue;
     const k = keys[r] - bounds.min;
     const slot = keyBits === null || keyRanks === null ? k : keyRanks[k >>> 5] + bitCount(keyBits[k >>> 5] & ((1 << (k & 31)) - 1));
-    directNext[r] = direct[slot];
+    const first = direct[slot];
+    if (first >= 0) directUnique = false;
+    directNext[r] = first;
     direct[slot] = r;
   }
-  return { direct, directNext, keyBits, keyRanks, keyMin: bounds.min };
+  return { direct, directNext, directUnique, keyBits, keyRanks, keyMin: bounds.min };
 }
 
 const scratch = new Float64Array(1);

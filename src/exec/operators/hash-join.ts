@@ -213,6 +213,7 @@ export class HashJoinOperator implements Operator, SelectionSink {
     // is then outside it, and the offset is integer arithmetic on the low word (~15% faster than
     // composing a double). Other keys take matchDirect's general loop.
     if (!(min >= 0 && min + range <= 2 ** 31)) return this.matchDirect(n, null, null, pairs, rows);
+    if (this.table.directUnique) return this.matchInt64Unique(n, pairs, rows, direct, min, range, bits, ranks);
     const firstOnly = this.firstOnly;
     let count = 0;
     if (bits !== null && ranks !== null) {
@@ -232,6 +233,47 @@ export class HashJoinOperator implements Operator, SelectionSink {
       const k = (pairs[2 * r] - min) >>> 0;
       if (pairs[2 * r + 1] !== 0 || k >= range) continue;
       for (let j = direct[k]; j >= 0; j = firstOnly ? -1 : chain[j]) this.push(count++, i, j);
+    }
+    return count;
+  }
+
+  /**
+   * matchInt64 over an index whose build keys are unique (part, customer, orders by their keys):
+   * at most one partner per probe row, so the pair arrays are sized once and no chain is
+   * read. The probe rows a selective filter leaves are scattered over their page, each key a cache
+   * miss; with nothing else in the loop the processor keeps several of them in flight.
+   */
+  private matchInt64Unique(n: number, pairs: Int32Array, rows: Int32Array | null, direct: Int32Array, min: number, range: number, bits: Int32Array | null, ranks: Int32Array | null): number {
+    if (this.pairsProbe.length < n) {
+      this.pairsProbe = new Int32Array(n);
+      this.pairsBuild = new Int32Array(n);
+    }
+    const probe = this.pairsProbe;
+    const build = this.pairsBuild;
+    let count = 0;
+    if (bits !== null && ranks !== null) {
+      for (let i = 0; i < n; i++) {
+        const r = rows === null ? i : rows[i];
+        const k = (pairs[2 * r] - min) >>> 0;
+        if (pairs[2 * r + 1] !== 0 || k >= range) continue;
+        const word = bits[k >>> 5];
+        const bit = 1 << (k & 31);
+        if ((word & bit) === 0) continue;
+        probe[count] = i;
+        build[count] = direct[ranks[k >>> 5] + bitCount(word & (bit - 1))];
+        count++;
+      }
+      return count;
+    }
+    for (let i = 0; i < n; i++) {
+      const r = rows === null ? i : rows[i];
+      const k = (pairs[2 * r] - min) >>> 0;
+      if (pairs[2 * r + 1] !== 0 || k >= range) continue;
+      const j = direct[k];
+      if (j < 0) continue;
+      probe[count] = i;
+      build[count] = j;
+      count++;
     }
     return count;
   }
