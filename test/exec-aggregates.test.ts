@@ -79,11 +79,11 @@ describe('fused aggregation', () => {
     groupSpec('avg', 5, DEC, DEC),
   ];
 
-  /** What the aggregates give per group key, computed row by row. */
+  /** What the aggregates give per group key (key -1: no key, one global group ''), computed row by row. */
   function expected(pages: readonly Page[], key: number, sel: ((i: number) => boolean) | null): Map<string, (number | null)[]> {
     const out = new Map<string, { rows: number; count: number; s2: number; s3: number | null; s4: number; a3: number; n3: number; s5: number }>();
     for (const p of pages) {
-      const keyValues = key === 0 ? stringValues(p.columns[0]) : [...numericValues(p.columns[1])].map(String);
+      const keyValues = key < 0 ? new Array<string>(n).fill('') : key === 0 ? stringValues(p.columns[0]) : [...numericValues(p.columns[1])].map(String);
       const [d2, d3, d4, d5] = [2, 3, 4, 5].map((c) => numericValues(p.columns[c]));
       const nulls3 = nullFlags(p.columns[3]);
       for (let i = 0; i < n; i++) {
@@ -107,7 +107,7 @@ describe('fused aggregation', () => {
 
   function run(key: number, pages: readonly Page[], sel: ((i: number) => boolean) | null): Map<string, (number | null)[]> {
     const outputs: Page[] = [];
-    const op = new HashAggregateOperator(1, 'single', [key], aggregates, types, (p) => outputs.push(p));
+    const op = new HashAggregateOperator(1, 'single', key < 0 ? [] : [key], aggregates, types, (p) => outputs.push(p));
     const identity = types.map((type, index): Expr => ({ kind: 'column', index, type }));
     const shapes = pages[0].columns.map((c) => ({ kind: c.kind, type: c.type, nullable: c.validity !== null }));
     for (const p of pages) {
@@ -120,11 +120,11 @@ describe('fused aggregation', () => {
     op.finish();
     const result = new Map<string, (number | null)[]>();
     for (const out of outputs) {
-      const keys = key === 0 ? stringValues(out.columns[0]) : [...numericValues(out.columns[0])].map(String);
+      const keys = key < 0 ? new Array<string>(out.length).fill('') : key === 0 ? stringValues(out.columns[0]) : [...numericValues(out.columns[0])].map(String);
       keys.forEach((k, r) =>
         result.set(
           k,
-          out.columns.slice(1).map((c) => (nullFlags(c)?.[r] === 1 ? null : numericValues(c)[r])),
+          out.columns.slice(key < 0 ? 0 : 1).map((c) => (nullFlags(c)?.[r] === 1 ? null : numericValues(c)[r])),
         ),
       );
     }
@@ -150,6 +150,14 @@ describe('fused aggregation', () => {
     const odd = (i: number): boolean => i % 4 === 1 || i % 7 === 0;
     close(expected(pages, 1, odd), run(1, pages, odd));
     close(expected(pages, 0, odd), run(0, pages, odd));
+  });
+
+  it('a global aggregation sums in locals per page and adds them up across pages, selected or not', () => {
+    const d1 = columnFromStrings(VARCHAR, ['x', 'y', 'z'], 3);
+    const pages = [page(d1, 0), page(d1, 3), page(d1, 7)];
+    close(expected(pages, -1, null), run(-1, pages, null));
+    const some = (i: number): boolean => i % 3 === 2 || i % 11 === 0;
+    close(expected(pages, -1, some), run(-1, pages, some));
   });
 
   it('leaves FILTER and DISTINCT aggregates to the per-aggregate path', () => {

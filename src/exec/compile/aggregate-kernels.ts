@@ -76,6 +76,7 @@ export function compileAggregateUpdate(args: readonly (Expr | null)[], ops: read
     const b = new KernelBuilder(shapes);
     const body: string[] = [];
     const { emitted, layout } = emitArguments(b, args, ops, body);
+    if (rows.kind === 'codes' && rows.columns.length === 0) return { source: globalUpdate(b, layout, emitted, body).join('\n'), consts: b.consts, meta: layout };
     body.push(...blockUpdates(layout, emitted));
     const keyDecl: string[] = [];
     let rowOf = (j: string): string => `groups[${j}]`;
@@ -102,6 +103,32 @@ export function compileAggregateUpdate(args: readonly (Expr | null)[], ops: read
     ...layout,
     layout: layoutKey(layout),
   };
+}
+
+/**
+ * compileAggregateUpdate's loops for a global aggregation (one block row): every slot summed in a
+ * local and added into the block once per call. A store into the block per row would chain each
+ * row's add through memory (store-to-load forwarding: ~2 ns a row for sum(x) over 800k rows).
+ */
+function globalUpdate(b: KernelBuilder, layout: BlockLayout, emitted: readonly (Emitted | null)[], argBody: readonly string[]): string[] {
+  const slots = Array.from({ length: layout.width }, (_, s) => s);
+  const body = [...argBody, ...blockUpdates(layout, emitted, (s) => `s${s}`)];
+  return [
+    ...b.columnPrologue(),
+    'const sel = a1, count = a2, blk = out.block;',
+    ...slots.map((s) => `let s${s} = 0;`),
+    'if (sel === null) {',
+    '  for (let i = 0; i < count; i++) {',
+    ...body.map((l) => `    ${l}`),
+    '  }',
+    '} else {',
+    '  for (let j = 0; j < count; j++) {',
+    '    const i = sel[j];',
+    ...body.map((l) => `    ${l}`),
+    '  }',
+    '}',
+    ...slots.map((s) => `blk[${s}] += s${s};`),
+  ];
 }
 
 /** Rows a filtered kernel first runs on, into a scratch block (see its update). */
@@ -222,16 +249,19 @@ function emitArguments(b: KernelBuilder, args: readonly (Expr | null)[], ops: re
   return { emitted, layout: blockLayout(ops, argNullable, argKeys) };
 }
 
-/** The statements adding a row into the block row at `b`: its count, then each slot once. */
-function blockUpdates(layout: BlockLayout, emitted: readonly (Emitted | null)[]): string[] {
-  const lines = ['blk[b] += 1;'];
+/**
+ * The statements adding a row into the block row at `b`: its count, then each slot once; `slotRef`
+ * names where slot s is kept (default: the block).
+ */
+function blockUpdates(layout: BlockLayout, emitted: readonly (Emitted | null)[], slotRef: (slot: number) => string = (slot) => (slot === 0 ? 'blk[b]' : `blk[b + ${slot}]`)): string[] {
+  const lines = [`${slotRef(0)} += 1;`];
   const done = new Set<number>([0]);
   layout.slots.forEach((slot, k) => {
     const r = emitted[k];
     if (r === null) return;
     const updates: string[] = [];
-    if (slot.value >= 0 && !done.has(slot.value)) updates.push(`blk[b + ${slot.value}] += arg${k};`);
-    if (slot.count > 0 && !done.has(slot.count)) updates.push(`blk[b + ${slot.count}] += 1;`);
+    if (slot.value >= 0 && !done.has(slot.value)) updates.push(`${slotRef(slot.value)} += arg${k};`);
+    if (slot.count > 0 && !done.has(slot.count)) updates.push(`${slotRef(slot.count)} += 1;`);
     done.add(slot.value).add(slot.count);
     if (updates.length === 0) return;
     lines.push(r.n === 'false' ? updates.join(' ') : `if (!${paren(r.n)}) { ${updates.join(' ')} }`);
