@@ -251,26 +251,53 @@ export class HashJoinOperator implements Operator, SelectionSink {
     const probe = this.pairsProbe;
     const build = this.pairsBuild;
     let count = 0;
+    // Loops of their own with and without `rows` (a per-row choice measured ~25% slower), the high
+    // word tested only for keys the index holds: a key with one is outside it, its low word rarely in.
     if (bits !== null && ranks !== null) {
+      if (rows === null) {
+        for (let i = 0; i < n; i++) {
+          const k = (pairs[2 * i] - min) >>> 0;
+          if (k >= range) continue;
+          const word = bits[k >>> 5];
+          const bit = 1 << (k & 31);
+          if ((word & bit) === 0 || pairs[2 * i + 1] !== 0) continue;
+          probe[count] = i;
+          build[count] = direct[ranks[k >>> 5] + bitCount(word & (bit - 1))];
+          count++;
+        }
+        return count;
+      }
       for (let i = 0; i < n; i++) {
-        const r = rows === null ? i : rows[i];
+        const r = rows[i];
         const k = (pairs[2 * r] - min) >>> 0;
-        if (pairs[2 * r + 1] !== 0 || k >= range) continue;
+        if (k >= range) continue;
         const word = bits[k >>> 5];
         const bit = 1 << (k & 31);
-        if ((word & bit) === 0) continue;
+        if ((word & bit) === 0 || pairs[2 * r + 1] !== 0) continue;
         probe[count] = i;
         build[count] = direct[ranks[k >>> 5] + bitCount(word & (bit - 1))];
         count++;
       }
       return count;
     }
+    if (rows === null) {
+      for (let i = 0; i < n; i++) {
+        const k = (pairs[2 * i] - min) >>> 0;
+        if (k >= range) continue;
+        const j = direct[k];
+        if (j < 0 || pairs[2 * i + 1] !== 0) continue;
+        probe[count] = i;
+        build[count] = j;
+        count++;
+      }
+      return count;
+    }
     for (let i = 0; i < n; i++) {
-      const r = rows === null ? i : rows[i];
+      const r = rows[i];
       const k = (pairs[2 * r] - min) >>> 0;
-      if (pairs[2 * r + 1] !== 0 || k >= range) continue;
+      if (k >= range) continue;
       const j = direct[k];
-      if (j < 0) continue;
+      if (j < 0 || pairs[2 * r + 1] !== 0) continue;
       probe[count] = i;
       build[count] = j;
       count++;
