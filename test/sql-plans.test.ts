@@ -139,13 +139,20 @@ describe('plan choices', () => {
     expect(fragments.some((f) => f.includes('ExchangeOperator') && f.includes('LookupJoinOperator'))).toBe(true);
   });
 
-  it('a WITH query used twice is planned once: one stage, read by both uses (Q15)', async () => {
+  it('a WITH query used twice is planned once: its scan and its final aggregation are stages read by both uses (Q15)', async () => {
     const text = await plan(`with r as (select suppkey, sum(extendedprice) revenue from lineitem where shipdate >= date '1996-01-01' group by suppkey)
       select s.suppkey, r.revenue from supplier s, r where s.suppkey = r.suppkey and r.revenue = (select max(revenue) from r)`);
     expect(text.match(/tpch\.tiny\.lineitem/gu)).toHaveLength(1);
-    const scan = text.split(/\n(?=Fragment )/u).find((f) => f.includes('tpch.tiny.lineitem')) ?? '';
-    const id = /^Fragment (\d+)/u.exec(scan)?.[1];
-    expect(text.match(new RegExp(`ExchangeOperator\\[sources = \\[${id}\\]\\]`, 'gu'))).toHaveLength(2);
+    const fragments = text.split(/\n(?=Fragment )/u);
+    const idOf = (f: string | undefined): string | undefined => (f === undefined ? undefined : /^Fragment (\d+)/u.exec(f)?.[1]);
+    const readers = (id: string | undefined): number => text.match(new RegExp(`ExchangeOperator\\[sources = \\[${id}\\]\\]`, 'gu'))?.length ?? 0;
+    const scan = idOf(fragments.find((f) => f.includes('tpch.tiny.lineitem')));
+    // The partial states go to one final aggregation, whose groups both uses read.
+    expect(readers(scan)).toBe(1);
+    const final = idOf(fragments.find((f) => f.includes(`ExchangeOperator[sources = [${scan}]]`) && f.includes('step = FINAL')));
+    expect(final).toBeDefined();
+    expect(readers(final)).toBe(2);
+    expect(text.match(/HashAggregationOperator\[step = FINAL/gu)).toHaveLength(1);
   });
 
   it('a subquery with random() is not shared (each use draws its own values)', async () => {

@@ -94,6 +94,8 @@ class Fragmenter {
   private readonly sealed = new Map<string, number>();
   private nextStage = 1;
   private nextJoin = 0;
+  /** Aggregations the plan computes more than once (a view or WITH query used twice: Q15's revenue). */
+  private repeated = new Set<PlanNode>();
 
   private push(b: Builder, op: OperatorSpec): void {
     if (b.unmatched && !safeForSecondPass(op)) this.cut(b);
@@ -233,6 +235,10 @@ class Fragmenter {
         this.push(b, { op: 'aggregate', step: 'partial', groupBy: node.groupBy, aggregates });
         const q = this.exchange(this.finish(b), b.types);
         this.push(q, { op: 'aggregate', step: 'final', groupBy: node.groupBy.map((_, k) => k), aggregates });
+        // Computed again elsewhere in the plan: the final step as a stage of its own, which the
+        // other occurrence then shares (finish), instead of each consumer aggregating the shared
+        // partial states itself.
+        if (this.repeated.has(node)) this.cut(q);
         return q;
       }
       case 'sort':
@@ -317,6 +323,7 @@ class Fragmenter {
   }
 
   plan(root: Extract<PlanNode, { kind: 'output' }>): QueryPlan {
+    this.repeated = repeatedAggregations(root);
     let b = this.visit(root);
     // The root stage is a single task: gather a parallel pipeline through an exchange first. A
     // pipeline over constant rows is one split already: it is the root stage itself (as Trino plans
@@ -331,6 +338,30 @@ class Fragmenter {
 
 function newBuilder(source: SourceSpec, inputTypes: SqlType[], scan: StagePlan['scan'], parallel: boolean, children: number[]): Builder {
   return { source, scan, inputTypes, ops: [], types: [...inputTypes], children, builds: [], parallel };
+}
+
+/** The aggregation nodes whose whole subtree occurs more than once in the plan (equal as text). */
+function repeatedAggregations(root: PlanNode): Set<PlanNode> {
+  const byText = new Map<string, PlanNode[]>();
+  const walk = (node: PlanNode): void => {
+    if (node.kind === 'aggregate') {
+      const text = planText(node);
+      if (text !== undefined) byText.set(text, [...(byText.get(text) ?? []), node]);
+    }
+    for (const input of inputsOf(node)) walk(input);
+  };
+  walk(root);
+  return new Set([...byText.values()].filter((nodes) => nodes.length > 1).flat());
+}
+
+/** A plan subtree as text, or undefined when it cannot be shared (non-deterministic) or written. */
+function planText(node: PlanNode): string | undefined {
+  try {
+    const text = JSON.stringify(node, (_, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v));
+    return mentionsNondeterministic(text) ? undefined : text;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
