@@ -160,6 +160,16 @@ const CASES: Case[] = [
     ordered: true,
   },
   { sql: 'select partkey, shipdate, sum(extendedprice) as total from lineitem group by partkey, shipdate order by total desc, partkey, shipdate limit 25', ordered: true },
+  // an aggregation used twice shares its final step (fragment.ts: repeatedAggregations), read by a
+  // join, a scalar subquery and a second aggregation over it
+  {
+    sql: `with r as (select suppkey, sum(extendedprice * (1 - discount)) as revenue, count(*) as n from lineitem where shipdate >= date '1995-01-01' group by suppkey)
+          select a.suppkey, a.revenue, b.n, (select max(revenue) from r) as top, (select sum(n) from r) as rows
+          from r a join r b on a.suppkey = b.suppkey where a.revenue > (select avg(revenue) from r) order by a.revenue desc limit 10`,
+    ordered: true,
+  },
+  // a join emitting every probe row once, in order, passes the probe's columns on as they are
+  { sql: 'select o.orderkey, o.clerk, o.comment, c.name, m.top from orders o join customer c on o.custkey = c.custkey cross join (select max(totalprice) as top from orders) m order by 1 limit 20', ordered: true },
 ];
 
 describe('SQL results equal DuckDB on tpch.tiny', () => {

@@ -59,6 +59,12 @@ function sameExactType(a: SqlType, b: SqlType): boolean {
   return a.id === b.id && EXACT_EQUALITY.has(a.id) && (a.id !== 'varchar' || a.precision === b.precision);
 }
 
+/** Whether idx[0..count) is 0, 1, …, count − 1. */
+function isIdentity(idx: Int32Array, count: number): boolean {
+  for (let k = 0; k < count; k++) if (idx[k] !== k) return false;
+  return true;
+}
+
 export class HashJoinOperator implements Operator, SelectionSink {
   readonly stats: OperatorStats;
   /**
@@ -410,10 +416,14 @@ export class HashJoinOperator implements Operator, SelectionSink {
   private combined(page: Page, probeIdx: Int32Array, buildIdx: Int32Array, count: number, selected = false): Page {
     const t = this.table;
     const width = page.columns.length;
+    // Every probe row once, in order (a key into unique build keys that all match, a cross join
+    // with one row): the probe's columns are the output's as they are, strings and all.
+    const whole = isIdentity(probeIdx, count);
+    const probeColumn = (col: Column): Column => (whole && col.length === count ? col : gatherColumn(col, probeIdx, count));
     const gather = (c: number): Column => {
-      if (c < width) return gatherColumn(page.columns[c], probeIdx, count);
+      if (c < width) return probeColumn(page.columns[c]);
       const twin = this.probeTwinOf(page, c - width);
-      return twin >= 0 ? gatherColumn(page.columns[twin], probeIdx, count) : gatherWithNulls(t.page.columns[c - width], t.types[c - width], buildIdx, count);
+      return twin >= 0 ? probeColumn(page.columns[twin]) : gatherWithNulls(t.page.columns[c - width], t.types[c - width], buildIdx, count);
     };
     if (selected && this.output !== null) return { length: count, columns: this.output.map(gather) };
     const columns: Column[] = [];
