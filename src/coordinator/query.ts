@@ -6,7 +6,7 @@ import type { ClientSignal } from '../util/client-signal.js';
 import type { SqlType } from '../data/types.js';
 import { typeDisplayName, typeSignature, type TypeSignature } from '../data/types.js';
 import { EngineError, toEngineError } from '../util/engine-error.js';
-import { encodeRows, estimateJsonBytes, type JsonValue } from './result-encoding.js';
+import { encodeRowsJson, estimateJsonBytes } from './result-encoding.js';
 import type { QueryExecution } from './execution.js';
 
 export type QueryState = 'QUEUED' | 'PLANNING' | 'STARTING' | 'RUNNING' | 'FINISHING' | 'FINISHED' | 'FAILED';
@@ -47,7 +47,8 @@ export interface QueryErrorBody {
 }
 
 export interface StatementAnswer {
-  readonly body: Record<string, unknown>;
+  /** The answer as JSON text (rows are encoded straight into it, see buildAnswer). */
+  readonly json: string;
   readonly headers: Record<string, string>;
   readonly final: boolean;
 }
@@ -210,13 +211,13 @@ export class Query {
     const deadline = Date.now() + maxWaitMs;
     for (;;) {
       const rows = this.takeRows(targetBytes);
-      if (rows.length > 0 || this.done || this.resultDrainedAndExecutionDone() || Date.now() >= deadline || signal.aborted) {
+      if (rows !== null || this.done || this.resultDrainedAndExecutionDone() || Date.now() >= deadline || signal.aborted) {
         // The last rows may travel on the final answer (as Presto does; clients accept both): a
         // small query then takes POST + one GET instead of POST + two GETs. Reading the last rows
         // lets the root task finish within a few ticks: wait for that briefly.
-        if (rows.length > 0 && this.resultDrained && this.state === 'RUNNING') await this.waitForStateChange(LAST_ROWS_WAIT_MS);
+        if (rows !== null && this.resultDrained && this.state === 'RUNNING') await this.waitForStateChange(LAST_ROWS_WAIT_MS);
         if (!this.done && this.resultDrainedAndExecutionDone()) this.transition('FINISHED');
-        return this.buildAnswer(rows.length > 0 ? rows : null, false);
+        return this.buildAnswer(rows, false);
       }
       await this.waitForProgress(Math.max(1, deadline - Date.now()), signal);
     }
@@ -260,11 +261,15 @@ export class Query {
     });
   }
 
-  /** Reads result pages from the root task's buffer, up to about targetBytes of JSON. */
-  private takeRows(targetBytes: number): JsonValue[][] {
-    const out: JsonValue[][] = [];
+  /**
+   * Reads result pages from the root task's buffer, up to about targetBytes of JSON: the rows as
+   * JSON text (comma-separated arrays), null when there were none.
+   */
+  private takeRows(targetBytes: number): string | null {
     const root = this.execution?.rootTask;
-    if (!root || !this.types || (this.state !== 'RUNNING' && this.state !== 'FINISHING')) return out;
+    if (!root || !this.types || (this.state !== 'RUNNING' && this.state !== 'FINISHING')) return null;
+    let out = '';
+    let rows = 0;
     const read = root.outputBuffer.read(this.resultToken, targetBytes);
     let bytes = 0;
     for (const page of read.pages) {
@@ -273,7 +278,10 @@ export class Query {
       const rowBytes = page.length > 0 ? estimateJsonBytes(page) / page.length : 0;
       const fits = rowBytes > 0 ? Math.max(1, Math.ceil((targetBytes - bytes) / rowBytes)) : page.length;
       const end = Math.min(page.length, start + fits);
-      encodeRows(page, this.types, out, start, end);
+      if (end > start) {
+        out += (rows > 0 ? ',' : '') + encodeRowsJson(page, this.types, start, end);
+        rows += end - start;
+      }
       bytes += rowBytes * (end - start);
       if (end < page.length) {
         this.resultRowOffset = end;
@@ -285,27 +293,29 @@ export class Query {
     }
     root.outputBuffer.acknowledge(this.resultToken);
     if (read.complete && this.resultToken >= read.nextToken) this.resultDrained = true;
-    this.rowsReturned += out.length;
-    return out;
+    this.rowsReturned += rows;
+    return rows > 0 ? out : null;
   }
 
-  private buildAnswer(rows: JsonValue[][] | null, initial: boolean): StatementAnswer {
+  /** The answer, fields in Trino's order; `rows` (JSON text, see takeRows) go in as they are. */
+  private buildAnswer(rows: string | null, initial: boolean): StatementAnswer {
     const final = !initial && (this.state === 'FAILED' || this.state === 'FINISHED');
-    const body: Record<string, unknown> = { id: this.id, infoUri: this.infoUri };
+    const head: Record<string, unknown> = { id: this.id, infoUri: this.infoUri };
     if (!final) {
-      body.partialCancelUri = `${this.baseUrl}/v1/stage/${this.id}.${this.execution?.leafStageId() ?? 0}`;
-      body.nextUri = this.statementUri(this.lastToken + 1);
+      head.partialCancelUri = `${this.baseUrl}/v1/stage/${this.id}.${this.execution?.leafStageId() ?? 0}`;
+      head.nextUri = this.statementUri(this.lastToken + 1);
     }
     const columns = initial ? undefined : this.columns();
-    if (columns) body.columns = columns;
-    if (rows) body.data = rows;
-    body.stats = this.driver.statementStats(this);
+    if (columns) head.columns = columns;
+    const tail: Record<string, unknown> = { stats: this.driver.statementStats(this) };
     const error = this.errorBody();
-    if (error) body.error = error;
-    body.warnings = [];
-    if (this.updateType) body.updateType = this.updateType;
-    if (this.updateCount !== undefined) body.updateCount = this.updateCount;
-    return { body, headers: this.done || this.state === 'FINISHING' ? this.sessionHeaders() : {}, final };
+    if (error) tail.error = error;
+    tail.warnings = [];
+    if (this.updateType) tail.updateType = this.updateType;
+    if (this.updateCount !== undefined) tail.updateCount = this.updateCount;
+    // Both objects are non-empty ({"id":…} and {"stats":…}): their braces join them.
+    const json = `${JSON.stringify(head).slice(0, -1)}${rows === null ? '' : `,"data":[${rows}]`},${JSON.stringify(tail).slice(1)}`;
+    return { json, headers: this.done || this.state === 'FINISHING' ? this.sessionHeaders() : {}, final };
   }
 
   private sessionHeaders(): Record<string, string> {

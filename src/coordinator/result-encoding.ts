@@ -61,6 +61,57 @@ export function encodeRows(page: Page, types: readonly SqlType[], out: JsonValue
   }
 }
 
+/** A double as JSON text: as JSON.stringify writes a finite number, NaN and infinities as strings. */
+function doubleText(x: number): string {
+  if (Number.isFinite(x)) return `${x}`;
+  return Number.isNaN(x) ? '"NaN"' : x > 0 ? '"Infinity"' : '"-Infinity"';
+}
+
+function columnText(col: Column, type: SqlType): (row: number) => string {
+  if (col.kind === 'varchar') return (r) => JSON.stringify(readUtf8(col, r));
+  if (col.kind === 'dict') {
+    const dict: string[] = [];
+    for (let i = 0; i < col.dictionary.length; i++) dict.push(JSON.stringify(readUtf8(col.dictionary, i)));
+    return (r) => dict[col.indices[r]];
+  }
+  const v = col.values;
+  switch (type.id) {
+    case 'double':
+    case 'real':
+      return (r) => doubleText(v[r]);
+    case 'bigint':
+      return (r) => `${readInt64(v as Int32Array, r)}`;
+    case 'tinyint':
+    case 'smallint':
+    case 'integer':
+      return (r) => `${v[r]}`;
+    default: {
+      const read = columnReader(col, type);
+      return (r) => JSON.stringify(read(r));
+    }
+  }
+}
+
+/**
+ * Rows [start, end) of a page as JSON text: the rows' arrays joined by commas, exactly what
+ * JSON.stringify writes for encodeRows' arrays, without building them (a result of 18k rows
+ * made 18k arrays and 70k values of garbage, then stringified them).
+ */
+export function encodeRowsJson(page: Page, types: readonly SqlType[], start = 0, end = page.length): string {
+  const texts = page.columns.map((c, i) => {
+    const text = columnText(c, types[i]);
+    return c.validity === null ? text : (r: number) => (isNull(c, r) ? 'null' : text(r));
+  });
+  const width = texts.length;
+  let out = '';
+  for (let r = start; r < end; r++) {
+    let row = r === start ? '[' : ',[';
+    for (let c = 0; c < width; c++) row += c === 0 ? texts[c](r) : `,${texts[c](r)}`;
+    out += `${row}]`;
+  }
+  return out;
+}
+
 /** Approximate JSON size of a page, for targetResultSize batching without encoding twice. */
 export function estimateJsonBytes(page: Page): number {
   let bytes = 0;

@@ -1,7 +1,7 @@
 // The statement protocol: POST /v1/statement, GET and DELETE /v1/statement/{queryId}/{token}.
 // Session headers are read in any of the X-Engine-, X-Trino- and X-Presto- spellings.
 
-import { json, noContent, text, type HttpRequest, type RouteRegistry } from '../http/types.js';
+import { json, jsonText, noContent, text, type HttpRequest, type RouteRegistry } from '../http/types.js';
 import { parseDataSize, parseDuration } from '../util/wire-format.js';
 import type { QueryManager } from './query-manager.js';
 import type { HeaderPrefix, Session } from './query.js';
@@ -105,7 +105,7 @@ export function registerStatementRoutes(router: RouteRegistry, manager: QueryMan
     if (sql.trim() === '') return text(400, 'SQL statement is empty');
     const query = manager.create(sql, sessionFromRequest(req), req.baseUrl);
     const answer = query.initialAnswer();
-    return json(200, answer.body, answer.headers);
+    return jsonText(200, answer.json, answer.headers);
   });
 
   router.add('GET', '/v1/statement/:queryId/:token', async (req) => {
@@ -116,7 +116,7 @@ export function registerStatementRoutes(router: RouteRegistry, manager: QueryMan
     if (result.status !== 200) {
       return result.status === 410 ? text(410, 'Invalid token: data for this token was already acknowledged') : text(404, 'Query not found');
     }
-    return json(200, result.answer.body, result.answer.headers);
+    return jsonText(200, result.answer.json, result.answer.headers);
   });
 
   router.add('DELETE', '/v1/statement/:queryId/:token', (req) => {

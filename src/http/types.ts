@@ -56,7 +56,12 @@ export class HttpError extends Error {
 }
 
 export function json(status: number, value: unknown, headers: Record<string, HeaderValue> = {}): HttpReply {
-  return { status, headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(value) };
+  return jsonText(status, JSON.stringify(value), headers);
+}
+
+/** A reply whose body is JSON text already. */
+export function jsonText(status: number, body: string, headers: Record<string, HeaderValue> = {}): HttpReply {
+  return { status, headers: { 'Content-Type': 'application/json', ...headers }, body };
 }
 
 export function text(status: number, body: string, headers: Record<string, HeaderValue> = {}): HttpReply {
