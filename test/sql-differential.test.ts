@@ -168,6 +168,23 @@ const CASES: Case[] = [
           from r a join r b on a.suppkey = b.suppkey where a.revenue > (select avg(revenue) from r) order by a.revenue desc limit 10`,
     ordered: true,
   },
+  // EXISTS / NOT EXISTS with `<>` on another column (Q21): a mark join checking the condition in
+  // its probe loop; NULLs in the compared columns take the general path
+  {
+    sql: `select l1.suppkey, count(*) from lineitem l1 where l1.shipdate > date '1996-01-01'
+            and exists (select * from lineitem l2 where l2.orderkey = l1.orderkey and l2.suppkey <> l1.suppkey)
+            and not exists (select * from lineitem l3 where l3.orderkey = l1.orderkey and l3.suppkey <> l1.suppkey and l3.receiptdate > l3.commitdate)
+          group by 1 order by 2 desc, 1 limit 20`,
+    ordered: true,
+  },
+  {
+    sql: `select count(*), sum(l1.linenumber) from lineitem l1 where l1.linenumber < 4
+            and exists (select * from (select orderkey, nullif(suppkey, 17) as s from lineitem) l2 where l2.orderkey = l1.orderkey and l2.s <> l1.suppkey)`,
+  },
+  {
+    sql: `select count(*) from (select orderkey, nullif(suppkey, 23) as s, linenumber from lineitem) l1
+          where exists (select * from lineitem l2 where l2.orderkey = l1.orderkey and l2.suppkey <> l1.s)`,
+  },
   // a join emitting every probe row once, in order, passes the probe's columns on as they are
   { sql: 'select o.orderkey, o.clerk, o.comment, c.name, m.top from orders o join customer c on o.custkey = c.custkey cross join (select max(totalprice) as top from orders) m order by 1 limit 20', ordered: true },
 ];
