@@ -35,9 +35,8 @@ function benchFrontDoor(): boolean {
   return loadConfig([], { HTTP_FRONT_DOOR: process.env.HTTP_FRONT_DOOR }).httpFrontDoor;
 }
 
-async function startServer(threads: number): Promise<{ app: App; frontDoor: boolean; close(): Promise<void> }> {
+async function startServer(threads: number, frontDoor = benchFrontDoor()): Promise<{ app: App; frontDoor: boolean; close(): Promise<void> }> {
   const dataDir = mkdtempSync(join(os.tmpdir(), 'bench-server-'));
-  const frontDoor = benchFrontDoor();
   const app = await createApp(defaultConfig({ host: '127.0.0.1', port: 0, workers: threads, dataDir, httpFrontDoor: frontDoor }));
   return {
     app,
@@ -47,6 +46,12 @@ async function startServer(threads: number): Promise<{ app: App; frontDoor: bool
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** A second server for the load section, as the measured one but without the front door. */
+async function serverWithoutDoor(threads: number): Promise<{ baseUrl: string; close(): Promise<void> }> {
+  const server = await startServer(threads, false);
+  return { baseUrl: server.app.baseUrl, close: () => server.close() };
 }
 
 /** One query through our server: a warm-up (which generates the tables it touches first), then the timed runs. */
@@ -121,7 +126,7 @@ function writeResults(dir: string, base: string, results: BenchResults, svg?: st
 
 async function loadOnly(o: BenchOptions, resultsDir: string): Promise<void> {
   const startedAt = new Date();
-  const progress = new Progress(6);
+  const progress = new Progress(8);
   const server = await startServer(o.threads);
   let load;
   try {
@@ -131,6 +136,7 @@ async function loadOnly(o: BenchOptions, resultsDir: string): Promise<void> {
       connections: o.connections,
       durationSeconds: o.durationSeconds,
       tpch: { sql: q6.sql, schema: o.loadSchema, label: `TPC-H Q6 (tpch.${o.loadSchema})` },
+      withoutDoor: () => serverWithoutDoor(o.threads),
       onStep: (label) => {
         progress.advance();
         progress.task(label);
@@ -161,7 +167,7 @@ async function main(): Promise<void> {
   const startedAt = new Date();
   const queries = o.queries.map(tpchQuery);
   const perQuery = o.runs + 1;
-  const progress = new Progress(11 + 1 + (o.skipDuckdb ? 0 : 1 + queries.length * perQuery) + queries.length * perQuery + (o.skipLoad ? 0 : 4) + (o.skipMicro ? 0 : 1) + (o.skipDataHeld ? 0 : 1));
+  const progress = new Progress(11 + 1 + (o.skipDuckdb ? 0 : 1 + queries.length * perQuery) + queries.length * perQuery + (o.skipLoad ? 0 : 6) + (o.skipMicro ? 0 : 1) + (o.skipDataHeld ? 0 : 1));
   const dataDir = mkdtempSync(join(os.tmpdir(), `bench-tpch-sf${o.sf}-`));
   let results: BenchResults;
   try {
@@ -238,6 +244,7 @@ async function main(): Promise<void> {
           frontDoor: server.frontDoor,
           connections: o.connections,
           durationSeconds: o.durationSeconds,
+          withoutDoor: () => serverWithoutDoor(o.threads),
           onStep: (label) => {
             progress.task(label);
             if (!label.includes('warm-up')) progress.advance(2);
