@@ -4,8 +4,9 @@
 // inside and outside the index's range.
 
 import { describe, expect, it } from 'vitest';
-import { BIGINT, DOUBLE, INTEGER, type SqlType } from '../src/data/types.js';
-import { columnFromNumbers } from '../src/exec/build-columns.js';
+import { dictionaryColumn, type Column, type VarcharColumn } from '../src/data/page.js';
+import { BIGINT, DOUBLE, INTEGER, VARCHAR, type SqlType } from '../src/data/types.js';
+import { columnFromNumbers, columnFromStrings } from '../src/exec/build-columns.js';
 import { GroupByHash } from '../src/exec/group-by-hash.js';
 
 /** Ids as the table assigns them, and the same computed by a Map over the keys (NULL = 'null'). */
@@ -57,4 +58,47 @@ describe('one numeric group key', () => {
     check(DOUBLE, [[1, 2, 3, 4, 2, 1], [1.5, 2, Number.NaN, Number.NaN, -0, 0, 1.5]]);
     check(DOUBLE, [[0.25, 0.5], [1, 2, 1]]);
   });
+});
+
+describe('several keys led by a numeric one', () => {
+  // Keys (dictionary string, integer[, dictionary string]): the leading-key path; pages without
+  // NULLs take its inline loop (numericLeadIds), pages with NULLs the general one, on one table.
+  const dict = columnFromStrings(VARCHAR, ['a', 'b', 'c', 'd', 'e'], 5) as VarcharColumn;
+  const page = (rows: (readonly [number | null, number | null, number | null])[], three: boolean): Column[] => {
+    const strings = (k: number): Column => {
+      const nulls = rows.map((r) => r[k] === null);
+      const col = dictionaryColumn(VARCHAR, Int32Array.from(rows, (r) => r[k] ?? 0), dict);
+      return nulls.includes(true) ? { ...col, validity: Uint8Array.from({ length: Math.ceil(rows.length / 8) }, (_, b) => rows.slice(b * 8, b * 8 + 8).reduce((m, r, i) => (r[k] === null ? m : m | (1 << i)), 0)) } : col;
+    };
+    const ints = columnFromNumbers(INTEGER, rows.map((r) => r[1] ?? 0), rows.some((r) => r[1] === null) ? rows.map((r) => (r[1] === null ? 1 : 0)) : null, rows.length);
+    return three ? [strings(0), ints, strings(2)] : [strings(0), ints];
+  };
+  const run = (pages: (readonly [number | null, number | null, number | null])[][], three: boolean): void => {
+    const table = new GroupByHash(three ? [true, false, true] : [true, false]);
+    const expected = new Map<string, number>();
+    for (const rows of pages) {
+      const ids = [...table.groupIds(page(rows, three), rows.length)];
+      const want = rows.map((r) => {
+        const key = JSON.stringify(three ? r : r.slice(0, 2));
+        if (!expected.has(key)) expected.set(key, expected.size);
+        return expected.get(key)!;
+      });
+      expect(ids).toEqual(want);
+    }
+    expect(table.groupCount).toBe(expected.size);
+  };
+  const rows = (count: number, seed: number, withNulls: boolean): (readonly [number | null, number | null, number | null])[] =>
+    Array.from({ length: count }, (_, i) => {
+      const x = (i * 7919 + seed * 104729) >>> 0;
+      const maybe = (v: number, k: number): number | null => (withNulls && (x >> k) % 11 === 0 ? null : v);
+      return [maybe(x % 5, 1), maybe((x >> 3) % 40, 2), maybe((x >> 7) % 5, 3)] as const;
+    });
+
+  for (const three of [false, true]) {
+    it(`${three ? 3 : 2} keys: NULL groups never match rows without NULLs, and the table grows mid-page`, () => {
+      run([rows(300, 1, true), rows(2000, 2, false), rows(500, 3, true), rows(3000, 4, false)], three);
+      // A row whose present keys equal a NULL group's stored slots still gets its own group.
+      run([[[0, null, 0], [null, 0, 0]], [[0, 0, 0], [0, 0, 0]]], three);
+    });
+  }
 });

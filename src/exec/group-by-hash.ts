@@ -157,6 +157,10 @@ export class GroupByHash {
     // Every key contributes to the hash (a leading key alone can have few values): numbers by
     // value, strings by their bytes (dictionary entries hashed once per dictionary).
     const hashes = keyRowHashes(keys, keys.map((c, i) => (c.kind === 'fixed' ? nums[i] : null)), n);
+    if ((keys.length === 2 || keys.length === 3) && nulls.every((f) => f === null) && this.witness.every((w) => w !== 'bytes')) {
+      this.numericLeadIds(keys, nums as Float64Array[], hashes, n, ids);
+      return;
+    }
     for (let r = 0; r < n; r++) {
       const h = hashes[r];
       let slot = h & mask;
@@ -173,6 +177,52 @@ export class GroupByHash {
       if (found < 0) {
         found = this.insertWitness(keys, nulls, nums, r, h, slot);
         mask = this.slots.length - 1;
+      }
+      ids[r] = found;
+    }
+  }
+
+  /**
+   * leadIds for two or three keys witnessed as numbers (numbers, dictionary strings by interned
+   * id) on a page without NULLs: the table's arrays in locals, each key compared inline, no NULL
+   * flags read (the general loop calls sameKeys, which tests NULL flags and the witness kind per
+   * key and row: Q16's brand, type, size).
+   */
+  private numericLeadIds(keys: readonly Column[], nums: readonly Float64Array[], hashes: Int32Array, n: number, ids: Int32Array): void {
+    const a = nums[0];
+    const b = nums[1];
+    const c = nums.length === 3 ? nums[2] : nums[1];
+    const nulls = keys.map(() => null);
+    let slots = this.slots;
+    let mask = slots.length - 1;
+    let groupHashes = this.hashes;
+    let [va, vb] = this.keyValues;
+    let vc = this.keyValues[nums.length - 1];
+    for (let r = 0; r < n; r++) {
+      const h = hashes[r];
+      const x = a[r];
+      const y = b[r];
+      const z = c[r];
+      let slot = h & mask;
+      let found = -1;
+      for (;;) {
+        const g = slots[slot];
+        if (g === -1) break;
+        // A group with a NULL key holds NaN there (insertWitness): it never equals a row's key.
+        if (groupHashes[g] === h && va[g] === x && vb[g] === y && vc[g] === z) {
+          found = g;
+          break;
+        }
+        slot = (slot + 1) & mask;
+      }
+      if (found < 0) {
+        found = this.insertWitness(keys, nulls, nums, r, h, slot);
+        // Inserting may have grown (replaced) any of these arrays.
+        slots = this.slots;
+        mask = slots.length - 1;
+        groupHashes = this.hashes;
+        [va, vb] = this.keyValues;
+        vc = this.keyValues[nums.length - 1];
       }
       ids[r] = found;
     }
@@ -223,7 +273,11 @@ export class GroupByHash {
     for (let c = 0; c < keys.length; c++) {
       const isNull = nulls[c] !== null && (nulls[c] as Uint8Array)[r] === 1;
       this.keyNulls[c][g] = isNull ? 1 : 0;
-      if (isNull) continue;
+      if (isNull) {
+        // NaN equals nothing: numericLeadIds needs no NULL flags to never match this group.
+        if (this.witness[c] !== 'bytes') this.keyValues[c][g] = NaN;
+        continue;
+      }
       if (this.witness[c] !== 'bytes') {
         this.keyValues[c][g] = (nums[c] as Float64Array)[r];
         continue;
