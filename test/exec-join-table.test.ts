@@ -144,13 +144,14 @@ describe('single bigint keys probed in place', () => {
   };
   const naive = (buildKeys: (number | null)[], probeKeys: number[], sel: number[] | null): number[][] =>
     (sel ?? probeKeys.map((_, i) => i)).flatMap((i) => buildKeys.filter((k) => k === probeKeys[i]).map((k) => [i, k as number]));
-  // Below the range, above it, negative, a key with a high word whose low word is in range.
-  const probeKeys = [3, 0, 9, 5, 2 ** 32 + 3, -1, 4, 1000, 5, 7, 2 ** 40];
+  // Below the range, above it, negative, a key with a high word whose low word is in range, and
+  // in the range but absent (6).
+  const probeKeys = [3, 0, 9, 5, 2 ** 32 + 3, -1, 4, 1000, 5, 7, 2 ** 40, 6, 8];
 
   it('unique build keys (NULLs aside) are flagged, and each probe row finds its one partner', () => {
     const unique = [3, null, 5, 7, 4, 8];
     expect(table(unique).directUnique).toBe(true);
-    for (const sel of [null, [0, 2, 3, 4, 6, 8, 10], [1, 5, 7]]) expect(probePairs(unique, probeKeys, sel)).toEqual(naive(unique, probeKeys, sel));
+    for (const sel of [null, [0, 2, 3, 4, 6, 8, 10, 11, 12], [1, 5, 7, 11]]) expect(probePairs(unique, probeKeys, sel)).toEqual(naive(unique, probeKeys, sel));
   });
 
   it('duplicate build keys are not flagged unique and every partner is found', () => {

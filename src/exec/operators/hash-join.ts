@@ -257,9 +257,11 @@ export class HashJoinOperator implements Operator, SelectionSink {
     const probe = this.pairsProbe;
     const build = this.pairsBuild;
     let count = 0;
-    // Loops of their own with and without `rows` (a per-row choice measured ~25% slower), the high
-    // word tested only for keys the index holds: a key with one is outside it, its low word rarely in.
+    // Loops of their own with and without `rows` (a per-row choice measured ~25% slower). A key
+    // with a high word is outside the index (tested only where it is cheap and predictable).
     if (bits !== null && ranks !== null) {
+      // A rank index is over sparse keys, mostly absent: branching past them beats computing a
+      // rank for every row (12% hits: 4.9 vs 8.3 ns a row).
       if (rows === null) {
         for (let i = 0; i < n; i++) {
           const k = (pairs[2 * i] - min) >>> 0;
@@ -286,27 +288,28 @@ export class HashJoinOperator implements Operator, SelectionSink {
       }
       return count;
     }
+    // A direct index: whether the key is there is added to the count rather than branched on (a
+    // half-filled index made that branch a coin toss: 7.8 → 6.0 ns a row); the pair is written
+    // either way and kept or overwritten.
     if (rows === null) {
       for (let i = 0; i < n; i++) {
         const k = (pairs[2 * i] - min) >>> 0;
-        if (k >= range) continue;
+        if (k >= range || pairs[2 * i + 1] !== 0) continue;
         const j = direct[k];
-        if (j < 0 || pairs[2 * i + 1] !== 0) continue;
         probe[count] = i;
         build[count] = j;
-        count++;
+        count += 1 + (j >> 31);
       }
       return count;
     }
     for (let i = 0; i < n; i++) {
       const r = rows[i];
       const k = (pairs[2 * r] - min) >>> 0;
-      if (k >= range) continue;
+      if (k >= range || pairs[2 * r + 1] !== 0) continue;
       const j = direct[k];
-      if (j < 0 || pairs[2 * r + 1] !== 0) continue;
       probe[count] = i;
       build[count] = j;
-      count++;
+      count += 1 + (j >> 31);
     }
     return count;
   }
