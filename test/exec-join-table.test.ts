@@ -160,6 +160,26 @@ describe('single bigint keys probed in place', () => {
     for (const sel of [null, [0, 3, 4, 8, 9]]) expect(probePairs(duplicated, probeKeys, sel)).toEqual(naive(duplicated, probeKeys, sel));
   });
 
+  it('a mark join flags exactly the build rows some probe key finds (unique keys: one slot each; duplicates: every row of the chain)', () => {
+    const column = (index: number) => ({ kind: 'column' as const, index, type: BIGINT });
+    const marked = (buildKeys: (number | null)[], sel: number[] | null): number[] => {
+      const t = buildJoinTable([{ length: buildKeys.length, columns: [columnFromNumbers(BIGINT, buildKeys.map((k) => k ?? 0), buildKeys.map((k) => (k === null ? 1 : 0)), buildKeys.length)] }], [BIGINT], [0], true);
+      const probe = { length: probeKeys.length, columns: [columnFromNumbers(BIGINT, probeKeys, null, probeKeys.length)] };
+      const join = new HashJoinOperator(1, t, 'mark', [0], null, false, false, null, () => undefined);
+      if (sel === null) join.addInput(probe);
+      else join.addSelected(probe, Int32Array.from(sel), sel.length, [column(0)]);
+      return [...(t.matched as Uint8Array)].flatMap((m, j) => (m === 1 ? [j] : []));
+    };
+    const expected = (buildKeys: (number | null)[], sel: number[] | null): number[] => {
+      const keys = new Set((sel ?? probeKeys.map((_, i) => i)).map((i) => probeKeys[i]));
+      return buildKeys.flatMap((k, j) => (k !== null && keys.has(k) ? [j] : []));
+    };
+    for (const buildKeys of [[3, null, 5, 7, 4, 8], [3, 5, 7, 5, 4, 3, 3, 6]]) {
+      expect(table(buildKeys).directUnique).toBe(!buildKeys.includes(3) || buildKeys.indexOf(3) === buildKeys.lastIndexOf(3));
+      for (const sel of [null, [0, 4, 6, 11], [1, 2, 5, 7, 10], [4, 5, 7]]) expect(marked(buildKeys, sel)).toEqual(expected(buildKeys, sel));
+    }
+  });
+
   it('over a rank index too (sparse keys, unique or not)', () => {
     const sparse = Array.from({ length: 100 }, (_, i) => 1000 + i * 1000);
     const probes = [1000, 999, 2000, 2001, 2 ** 32 + 1000, 100_000, 100_001, 5 * 2 ** 32, 51_000, 200_000];

@@ -342,11 +342,35 @@ export class HashJoinOperator implements Operator, SelectionSink {
    */
   private markInt64(n: number, pairs: Int32Array, rows: Int32Array | null, matched: Uint8Array): void {
     const { direct, chain, min, range, bits, ranks } = this.keyIndex();
+    if (bits === null && this.table.directUnique && min >= 0 && min + range <= 2 ** 31) {
+      // A direct index of unique keys (Q22's customers marked by 1.5M orders): one slot per probe,
+      // no chain, integer arithmetic on the low word (matchInt64Unique's reasoning), loops of
+      // their own with and without `rows`.
+      if (rows === null) {
+        for (let i = 0; i < n; i++) {
+          const k = (pairs[2 * i] - min) >>> 0;
+          if (k >= range || pairs[2 * i + 1] !== 0) continue;
+          const j = direct[k];
+          if (j >= 0 && matched[j] === 0) matched[j] = 1;
+        }
+        return;
+      }
+      for (let i = 0; i < n; i++) {
+        const r = rows[i];
+        const k = (pairs[2 * r] - min) >>> 0;
+        if (k >= range || pairs[2 * r + 1] !== 0) continue;
+        const j = direct[k];
+        if (j >= 0 && matched[j] === 0) matched[j] = 1;
+      }
+      return;
+    }
     for (let i = 0; i < n; i++) {
       const r = rows === null ? i : rows[i];
       const slot = keySlot(pairs[2 * r + 1] * 4294967296 + (pairs[2 * r] >>> 0) - min, range, bits, ranks);
       if (slot < 0) continue;
-      for (let j = direct[slot]; j >= 0; j = chain[j]) matched[j] = 1;
+      // Set once: both workers' probes share the flags, and a store into a line the other core
+      // holds takes the line away from it (false sharing) on every store, set or not.
+      for (let j = direct[slot]; j >= 0; j = chain[j]) if (matched[j] === 0) matched[j] = 1;
     }
   }
 
@@ -513,7 +537,10 @@ export class HashJoinOperator implements Operator, SelectionSink {
       buildIdx = b;
       count = kept;
     }
-    if (t.matched) for (let k = 0; k < count; k++) t.matched[buildIdx[k]] = 1;
+    if (t.matched) {
+      const matched = t.matched;
+      for (let k = 0; k < count; k++) if (matched[buildIdx[k]] === 0) matched[buildIdx[k]] = 1;
+    }
     if (this.singleMatch) {
       for (let k = 1; k < count; k++) {
         if (probeIdx[k] === probeIdx[k - 1]) throw new EngineError('SUBQUERY_MULTIPLE_ROWS', 'Scalar sub-query has returned multiple rows');
