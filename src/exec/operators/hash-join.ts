@@ -222,23 +222,37 @@ export class HashJoinOperator implements Operator, SelectionSink {
     if (this.table.directUnique) return this.matchInt64Unique(n, pairs, rows, direct, min, range, bits, ranks);
     const firstOnly = this.firstOnly;
     let count = 0;
+    // As matchInt64Unique: loops of their own with and without `rows`, the high word tested only
+    // for keys the index holds.
     if (bits !== null && ranks !== null) {
       for (let i = 0; i < n; i++) {
         const r = rows === null ? i : rows[i];
         const k = (pairs[2 * r] - min) >>> 0;
-        if (pairs[2 * r + 1] !== 0 || k >= range) continue;
+        if (k >= range) continue;
         const word = bits[k >>> 5];
         const bit = 1 << (k & 31);
-        if ((word & bit) === 0) continue;
+        if ((word & bit) === 0 || pairs[2 * r + 1] !== 0) continue;
         for (let j = direct[ranks[k >>> 5] + bitCount(word & (bit - 1))]; j >= 0; j = firstOnly ? -1 : chain[j]) this.push(count++, i, j);
       }
       return count;
     }
+    if (rows === null) {
+      for (let i = 0; i < n; i++) {
+        const k = (pairs[2 * i] - min) >>> 0;
+        if (k >= range) continue;
+        const first = direct[k];
+        if (first < 0 || pairs[2 * i + 1] !== 0) continue;
+        for (let j = first; j >= 0; j = firstOnly ? -1 : chain[j]) this.push(count++, i, j);
+      }
+      return count;
+    }
     for (let i = 0; i < n; i++) {
-      const r = rows === null ? i : rows[i];
+      const r = rows[i];
       const k = (pairs[2 * r] - min) >>> 0;
-      if (pairs[2 * r + 1] !== 0 || k >= range) continue;
-      for (let j = direct[k]; j >= 0; j = firstOnly ? -1 : chain[j]) this.push(count++, i, j);
+      if (k >= range) continue;
+      const first = direct[k];
+      if (first < 0 || pairs[2 * r + 1] !== 0) continue;
+      for (let j = first; j >= 0; j = firstOnly ? -1 : chain[j]) this.push(count++, i, j);
     }
     return count;
   }
