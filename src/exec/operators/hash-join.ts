@@ -175,11 +175,16 @@ export class HashJoinOperator implements Operator, SelectionSink {
   }
 
   /** The build's integer key index, as locals for the probe loops; `range` bounds key − min. */
-  private keyIndex(): { direct: Int32Array; chain: Int32Array; min: number; range: number; bits: Int32Array | null; ranks: Int32Array | null } {
+  private keyIndex(): { direct: Int32Array; chain: Int32Array; min: number; range: number; bits: Int32Array | null; ranks: Int32Array | null; lowWord: boolean } {
     const t = this.table;
     const direct = t.direct as Int32Array;
     const bits = t.keyBits;
-    return { direct, chain: t.directNext as Int32Array, min: t.keyMin, range: bits !== null ? bits.length * 32 : direct.length, bits, ranks: t.keyRanks };
+    const range = bits !== null ? bits.length * 32 : direct.length;
+    // The index's keys are all non-negative int32 (TPC-H's keys): an Int64 probe key with a high
+    // word is then outside it, and its offset is integer arithmetic on the low word (~15% faster
+    // than composing a double).
+    const lowWord = t.keyMin >= 0 && t.keyMin + range <= 2 ** 31;
+    return { direct, chain: t.directNext as Int32Array, min: t.keyMin, range, bits, ranks: t.keyRanks, lowWord };
   }
 
   /**
@@ -214,16 +219,14 @@ export class HashJoinOperator implements Operator, SelectionSink {
    * (sparse keys) or a direct one.
    */
   private matchInt64(n: number, pairs: Int32Array, rows: Int32Array | null): number {
-    const { direct, chain, min, range, bits, ranks } = this.keyIndex();
-    // Only when the index's keys are all non-negative int32 (TPC-H's keys): a key with a high word
-    // is then outside it, and the offset is integer arithmetic on the low word (~15% faster than
-    // composing a double). Other keys take matchDirect's general loop.
-    if (!(min >= 0 && min + range <= 2 ** 31)) return this.matchDirect(n, null, null, pairs, rows);
+    const { direct, chain, min, range, bits, ranks, lowWord } = this.keyIndex();
+    // Only over low-word keys (keyIndex); other keys take matchDirect's general loop.
+    if (!lowWord) return this.matchDirect(n, null, null, pairs, rows);
     if (this.table.directUnique) return this.matchInt64Unique(n, pairs, rows, direct, min, range, bits, ranks);
     const firstOnly = this.firstOnly;
     let count = 0;
-    // As matchInt64Unique: loops of their own with and without `rows`, the high word tested only
-    // for keys the index holds.
+    // The high word is tested only for keys the index holds; over a direct index, loops of their
+    // own with and without `rows` (as matchInt64Unique).
     if (bits !== null && ranks !== null) {
       for (let i = 0; i < n; i++) {
         const r = rows === null ? i : rows[i];
@@ -355,8 +358,8 @@ export class HashJoinOperator implements Operator, SelectionSink {
    * in the probe loop itself (no pairs written and read back; Q22's 1.5M orders marking customers).
    */
   private markInt64(n: number, pairs: Int32Array, rows: Int32Array | null, matched: Uint8Array): void {
-    const { direct, chain, min, range, bits, ranks } = this.keyIndex();
-    if (bits === null && this.table.directUnique && min >= 0 && min + range <= 2 ** 31) {
+    const { direct, chain, min, range, bits, ranks, lowWord } = this.keyIndex();
+    if (bits === null && this.table.directUnique && lowWord) {
       // A direct index of unique keys (Q22's customers marked by 1.5M orders): one slot per probe,
       // no chain, integer arithmetic on the low word (matchInt64Unique's reasoning), loops of
       // their own with and without `rows`.

@@ -5,8 +5,8 @@
 import type { Page } from '../../data/page.js';
 import { gatherColumn } from '../gather.js';
 import { keyRowHashes } from '../group-by-hash.js';
-import { emptyOperatorStats, nowNanos, recordInput, recordOutput, type OperatorStats } from '../metrics.js';
-import type { Operator, PageSink } from './operator.js';
+import { emptyOperatorStats, type OperatorStats } from '../metrics.js';
+import { streamPage, type Operator, type PageSink } from './operator.js';
 
 /**
  * The rows of `page` whose `keys` values hash to partition `index` of `count`, into `sel`; returns
@@ -44,15 +44,14 @@ export class HashPartitionOperator implements Operator {
   }
 
   addInput(page: Page): void {
-    const start = nowNanos();
-    recordInput(this.stats, page);
+    streamPage(this.stats, page, (p) => this.process(p), this.next);
+  }
+
+  private process(page: Page): Page | null {
     const sel = new Int32Array(page.length);
     const kept = selectPartition(page, this.keys, this.count, this.index, sel);
-    this.stats.addInputNanos += nowNanos() - start;
-    if (kept === 0) return;
-    const out = kept === page.length ? page : { length: kept, columns: page.columns.map((c) => gatherColumn(c, sel, kept)) };
-    recordOutput(this.stats, out);
-    this.next(out);
+    if (kept === 0) return null;
+    return kept === page.length ? page : { length: kept, columns: page.columns.map((c) => gatherColumn(c, sel, kept)) };
   }
 
   finish(): void {
