@@ -47,7 +47,11 @@ function columnReader(col: Column, type: SqlType): (row: number) => JsonValue {
   }
 }
 
-/** Appends a page's rows [start, end) (all by default) to `out` as arrays of JSON values. */
+/**
+ * Appends a page's rows [start, end) (all by default) to `out` as arrays of JSON values: the value
+ * form of what the statement protocol sends as text (encodeRowsJson, which must equal its
+ * JSON.stringify; the tests hold the two together).
+ */
 export function encodeRows(page: Page, types: readonly SqlType[], out: JsonValue[][], start = 0, end = page.length): void {
   const readers = page.columns.map((c, i) => {
     const read = columnReader(c, types[i]);
