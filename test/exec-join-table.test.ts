@@ -115,6 +115,48 @@ describe('two numeric keys, one indexed', () => {
     expect(pairs).toEqual([[0, 1, 10], [1, 2, 10]]);
   });
 
+  it('NULL-free bigint probe keys are read in place, through a selection too, over a direct or a rank index', () => {
+    const column = (index: number) => ({ kind: 'column' as const, index, type: BIGINT });
+    /** (probe row, build row) pairs of an inner join, or the probe rows a semi join keeps. */
+    const probeRows = (build: number[][], probe: number[][], sel: number[] | null, joinType: 'inner' | 'semi'): number[][] => {
+      const t = buildJoinTable([page(build, [BIGINT, BIGINT])], [BIGINT, BIGINT], [0, 1], false);
+      const input = page(probe, [BIGINT, BIGINT]);
+      input.columns.push(columnFromNumbers(BIGINT, probe.map((_, i) => i), null, probe.length));
+      const out: number[][] = [];
+      const join = new HashJoinOperator(1, t, joinType, [0, 1], null, false, false, joinType === 'inner' ? [2, 3, 4] : null, (p) => {
+        // Inner: the output columns [probe row, build a, build b]; semi: the probe's own three.
+        const row = numericValues(p.columns[joinType === 'inner' ? 0 : 2]);
+        const a = joinType === 'inner' ? numericValues(p.columns[1]) : null;
+        const b = joinType === 'inner' ? numericValues(p.columns[2]) : null;
+        for (let i = 0; i < p.length; i++) out.push(a === null || b === null ? [row[i]] : [row[i], a[i], b[i]]);
+      });
+      if (sel === null) join.addInput(input);
+      else join.addSelected(input, Int32Array.from(sel), sel.length, [column(0), column(1), column(2)]);
+      return out.sort((x, y) => x[0] - y[0] || x[1] - y[1] || x[2] - y[2]);
+    };
+    const naive = (build: number[][], probe: number[][], sel: number[] | null, joinType: 'inner' | 'semi'): number[][] =>
+      (sel ?? probe.map((_, i) => i)).flatMap((i) => {
+        const partners = build.filter((b) => b[0] === probe[i][0] && b[1] === probe[i][1]);
+        return joinType === 'semi' ? (partners.length > 0 ? [[i]] : []) : partners.map((b) => [i, b[0], b[1]]);
+      });
+    // Probe keys: found, the other key different, a high word on either key (low words equal to
+    // a build row's), below and above the range, a negative other key.
+    const probeFor = (keys: number[]): number[][] => [
+      [keys[0], 10], [keys[0], 11], [keys[1], 10], [keys[1], 2 ** 32 + 10], [2 ** 32 + keys[0], 10], [keys[2], 20], [0, 10],
+      [keys[2] + 1, 20], [keys[3], -5], [2 ** 40, 10], [keys[3], 30], [keys[2], 2 ** 33 + 20],
+    ];
+    for (const keys of [[3, 50, 80, 90], [1000, 50_000, 900_000, 1_500_000]]) {
+      const build = [[keys[0], 10], [keys[1], 10], [keys[0], 10], [keys[2], 20], [keys[3], -5], [keys[3], 30], [keys[1], 12]];
+      const t = buildJoinTable([page(build, [BIGINT, BIGINT])], [BIGINT, BIGINT], [0, 1], false);
+      expect(t.indexedKey).toBe(0);
+      expect(t.keyRanks !== null).toBe(keys[3] > 1000);
+      const probe = probeFor(keys);
+      for (const joinType of ['inner', 'semi'] as const) {
+        for (const sel of [null, [0, 2, 3, 5, 8, 10, 11], [1, 4, 6, 7, 9]]) expect(probeRows(build, probe, sel, joinType)).toEqual(naive(build, probe, sel, joinType));
+      }
+    }
+  });
+
   it('the second key is indexed when only it has a usable integer range', () => {
     const { pairs, table } = joinPairs([[0.5, 1], [2.5, 2], [0.5, 2]], [[0.5, 2], [2.5, 2], [2.5, 1]], [DOUBLE, BIGINT]);
     expect(table.indexedKey).toBe(1);
@@ -152,6 +194,16 @@ describe('single bigint keys probed in place', () => {
     const unique = [3, null, 5, 7, 4, 8];
     expect(table(unique).directUnique).toBe(true);
     for (const sel of [null, [0, 2, 3, 4, 6, 8, 10, 11, 12], [1, 5, 7, 11]]) expect(probePairs(unique, probeKeys, sel)).toEqual(naive(unique, probeKeys, sel));
+  });
+
+  it('a direct index at most 1/16 full (probes mostly miss) finds the same partners', () => {
+    const sparse = [3, 5, 900, 7, 1800];
+    const t = table(sparse);
+    expect(t.directUnique).toBe(true);
+    expect(t.keyRanks).toBeNull();
+    expect(t.rowCount * 16).toBeLessThanOrEqual((t.direct as Int32Array).length);
+    const probes = [...probeKeys, 900, 1800, 1799, 2 ** 32 + 900, 2];
+    for (const sel of [null, [0, 3, 4, 13, 14, 16], [13, 15, 17]]) expect(probePairs(sparse, probes, sel)).toEqual(naive(sparse, probes, sel));
   });
 
   it('duplicate build keys are not flagged unique and every partner is found', () => {
