@@ -185,6 +185,30 @@ const CASES: Case[] = [
     sql: `select count(*) from (select orderkey, nullif(suppkey, 23) as s, linenumber from lineitem) l1
           where exists (select * from lineitem l2 where l2.orderkey = l1.orderkey and l2.suppkey <> l1.s)`,
   },
+  // a total over the same rows as a grouped aggregation is rolled up from its groups (Q11):
+  // sums, minima and maxima, NULL arguments, a total over no rows, a different WHERE (not rolled
+  // up), count (not rolled up: zero over no rows)
+  {
+    sql: `select ps.partkey, sum(ps.supplycost * ps.availqty) v from partsupp ps, supplier s where ps.suppkey = s.suppkey and s.nationkey = 7 group by ps.partkey
+          having sum(ps.supplycost * ps.availqty) > (select sum(ps.supplycost * ps.availqty) * 0.001 from partsupp ps, supplier s where ps.suppkey = s.suppkey and s.nationkey = 7) order by 2 desc, 1`,
+    ordered: true,
+  },
+  {
+    sql: `select l.suppkey, max(l.extendedprice), min(nullif(l.quantity, 50)) q from lineitem l where l.shipmode = 'AIR' group by l.suppkey
+          having max(l.extendedprice) >= (select max(l.extendedprice) from lineitem l where l.shipmode = 'AIR') * 0.9
+              or min(nullif(l.quantity, 50)) = (select min(nullif(l.quantity, 50)) from lineitem l where l.shipmode = 'AIR') order by 1`,
+    ordered: true,
+  },
+  {
+    sql: `select n.regionkey, sum(n.nationkey) from nation n where n.name = 'ATLANTIS' group by n.regionkey
+          union all select -1, (select sum(n.nationkey) from nation n where n.name = 'ATLANTIS')`,
+  },
+  {
+    sql: `select o.orderpriority, count(*), sum(o.totalprice) from orders o where o.orderstatus = 'F' group by 1
+          having sum(o.totalprice) > (select sum(o.totalprice) / 6 from orders o where o.orderstatus = 'O')
+             and count(*) > (select count(*) / 5 from orders o where o.orderstatus = 'F') order by 1`,
+    ordered: true,
+  },
   // a join emitting every probe row once, in order, passes the probe's columns on as they are
   { sql: 'select o.orderkey, o.clerk, o.comment, c.name, m.top from orders o join customer c on o.custkey = c.custkey cross join (select max(totalprice) as top from orders) m order by 1 limit 20', ordered: true },
 ];

@@ -13,8 +13,8 @@ describe('plan choices', () => {
     await server?.close();
   });
 
-  const plan = async (sql: string): Promise<string> => {
-    const r = await runQuery(server.baseUrl, `explain (type distributed) ${sql}`);
+  const plan = async (sql: string, disabledRules?: string): Promise<string> => {
+    const r = await runQuery(server.baseUrl, `explain (type distributed) ${sql}`, disabledRules === undefined ? undefined : { 'X-Trino-Session': `disabled_rules=${disabledRules}` });
     expect(r.error?.message).toBeUndefined();
     return r.rows.map((row) => String(row[0])).join('\n');
   };
@@ -153,6 +153,23 @@ describe('plan choices', () => {
     expect(final).toBeDefined();
     expect(readers(final)).toBe(2);
     expect(text.match(/HashAggregationOperator\[step = FINAL/gu)).toHaveLength(1);
+  });
+
+  it('a total over the same rows as a grouped aggregation is rolled up from its groups, which are computed once (Q11)', async () => {
+    const grouped = `select ps.partkey, sum(ps.supplycost * ps.availqty) from partsupp ps, supplier s where ps.suppkey = s.suppkey and s.nationkey = 7 group by ps.partkey`;
+    const total = (where: string): string => `(select sum(ps.supplycost * ps.availqty) * 0.001 from partsupp ps, supplier s where ps.suppkey = s.suppkey and ${where})`;
+    const text = await plan(`${grouped} having sum(ps.supplycost * ps.availqty) > ${total('s.nationkey = 7')}`);
+    // One scan and join of partsupp, its groups read by the HAVING and summed for the total.
+    expect(text.match(/TableScanOperator\[table = tpch\.tiny\.partsupp/gu)).toHaveLength(1);
+    expect(text.match(/TableScanOperator\[table = tpch\.tiny\.supplier/gu)).toHaveLength(1);
+    const groups = /^Fragment (\d+)/u.exec(text.split(/\n(?=Fragment )/u).find((f) => f.includes('tpch.tiny.partsupp')) ?? '')?.[1];
+    expect(text.match(new RegExp(`ExchangeOperator\\[sources = \\[${groups}\\]\\]`, 'gu'))).toHaveLength(2);
+    // Over other rows the total is computed from them.
+    const other = await plan(`${grouped} having sum(ps.supplycost * ps.availqty) > ${total('s.nationkey = 8')}`);
+    expect(other.match(/TableScanOperator\[table = tpch\.tiny\.partsupp/gu)).toHaveLength(2);
+    // And with the rule off.
+    const off = await plan(`${grouped} having sum(ps.supplycost * ps.availqty) > ${total('s.nationkey = 7')}`, 'roll_up_aggregations');
+    expect(off.match(/TableScanOperator\[table = tpch\.tiny\.partsupp/gu)).toHaveLength(2);
   });
 
   it('a subquery with random() is not shared (each use draws its own values)', async () => {

@@ -12,7 +12,7 @@ import { operatorOutputTypes } from '../exec/pipeline.js';
 import type { AggregateSpec, FragmentSpec, OperatorSpec, SourceSpec } from '../exec/specs.js';
 import { EngineError } from '../util/engine-error.js';
 import { mentionsNondeterministic, referencedColumns, remapColumns, type Expr } from './ir.js';
-import { estimateRows, inputsOf, type Field, type PlanNode } from './plan.js';
+import { estimateRows, inputsOf, planText, type Field, type PlanNode } from './plan.js';
 
 export interface BuildInput {
   readonly joinId: number;
@@ -227,9 +227,12 @@ class Fragmenter {
           this.push(q, { op: 'aggregate', step: 'single', groupBy: node.groupBy, aggregates });
           return q;
         }
-        if (b.parallel && !b.unmatched && groupsWithinSplits(b, node.groupBy)) {
-          // Every group lives in one split: each driver aggregates its split completely.
+        if (!b.parallel || (!b.unmatched && groupsWithinSplits(b, node.groupBy))) {
+          // One task sees all rows, or every group lives in one split (each driver aggregates its
+          // split completely): no partial states to exchange. Computed
+          // again elsewhere (see below): a stage of its own, which the other occurrence shares.
           this.push(b, { op: 'aggregate', step: 'single', groupBy: node.groupBy, aggregates });
+          if (this.repeated.has(node)) this.cut(b);
           return b;
         }
         this.push(b, { op: 'aggregate', step: 'partial', groupBy: node.groupBy, aggregates });
@@ -354,23 +357,18 @@ function repeatedAggregations(root: PlanNode): Set<PlanNode> {
   return new Set([...byText.values()].filter((nodes) => nodes.length > 1).flat());
 }
 
-/** A plan subtree as text, or undefined when it cannot be shared (non-deterministic) or written. */
-function planText(node: PlanNode): string | undefined {
-  try {
-    const text = JSON.stringify(node, (_, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v));
-    return mentionsNondeterministic(text) ? undefined : text;
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * What a pipeline computes, as text, when sharing its stage is sound: a table scan or exchange (not
  * constant rows carried as pages), no second pass for unmatched rows, nothing non-deterministic.
  */
 function reuseKey(b: Builder): string | undefined {
   if (b.unmatched || (b.scan && !('table' in b.scan))) return undefined;
-  const key = JSON.stringify([b.source, b.inputTypes, b.ops, b.types, b.parallel, b.children, b.builds]);
+  // A join's id only names one of the pipeline's builds: numbered by position, a join over the
+  // same build stage computes the same in either copy (Q11's partsupp ⋈ German suppliers).
+  const local = new Map(b.builds.map((build, k) => [build.joinId, k]));
+  const key = JSON.stringify([b.source, b.inputTypes, b.ops, b.types, b.parallel, b.children, b.builds], (name, v: unknown) =>
+    name === 'joinId' && typeof v === 'number' && local.has(v) ? `build ${local.get(v)}` : v,
+  );
   return mentionsNondeterministic(key) ? undefined : key;
 }
 

@@ -3,7 +3,7 @@
 
 import type { SqlType } from '../data/types.js';
 import type { TableMetadata } from '../connectors/catalog.js';
-import { conjuncts, type Expr } from './ir.js';
+import { conjuncts, mentionsNondeterministic, type Expr } from './ir.js';
 import type { WindowFunctionSpec } from '../exec/specs.js';
 
 export interface Field {
@@ -84,6 +84,16 @@ export function inputsOf(node: PlanNode): PlanNode[] {
   if (node.kind === 'join') return [node.left, node.right];
   if (node.kind === 'union') return [...node.inputs];
   return 'input' in node ? [node.input] : [];
+}
+
+/** A plan subtree as text, or undefined when it cannot be shared (non-deterministic) or written. */
+export function planText(node: PlanNode): string | undefined {
+  try {
+    const text = JSON.stringify(node, (_, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v));
+    return mentionsNondeterministic(text) ? undefined : text;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Rows of the underlying table(s) before filters: what an estimate's fraction is taken of. */

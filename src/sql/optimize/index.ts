@@ -5,10 +5,13 @@ import type { PlanNode } from '../plan.js';
 import { foldConstants } from './fold-constants.js';
 import { reduceGroupKeys } from './group-key-dependencies.js';
 import { pruneColumns } from './prune-columns.js';
+import { rollUpAggregations } from './roll-up-aggregations.js';
 
 export const RULES: readonly { readonly name: string; readonly apply: (plan: PlanNode) => PlanNode }[] = [
   { name: 'fold_constants', apply: foldConstants },
   { name: 'reduce_group_keys', apply: reduceGroupKeys },
+  // Before pruning: the grouped aggregation it reuses is then pruned alike where it occurs twice.
+  { name: 'roll_up_aggregations', apply: rollUpAggregations },
   { name: 'prune_columns', apply: pruneColumns },
 ];
 

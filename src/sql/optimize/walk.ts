@@ -20,3 +20,28 @@ export function mapPlanExpressions(node: PlanNode, f: (e: Expr) => Expr): PlanNo
       return { ...node, input: mapPlanExpressions(node.input, f) } as PlanNode;
   }
 }
+
+/**
+ * Rebuilds a plan bottom-up through `f`: each node with its inputs already rebuilt. A node whose
+ * inputs all came back unchanged is passed to `f` as itself (so `f` may recognise nodes by identity).
+ */
+export function mapPlanNodes(node: PlanNode, f: (node: PlanNode) => PlanNode): PlanNode {
+  switch (node.kind) {
+    case 'scan':
+    case 'values':
+      return f(node);
+    case 'join': {
+      const left = mapPlanNodes(node.left, f);
+      const right = mapPlanNodes(node.right, f);
+      return f(left === node.left && right === node.right ? node : { ...node, left, right });
+    }
+    case 'union': {
+      const inputs = node.inputs.map((i) => mapPlanNodes(i, f));
+      return f(inputs.every((i, k) => i === node.inputs[k]) ? node : { ...node, inputs });
+    }
+    default: {
+      const input = mapPlanNodes(node.input, f);
+      return f(input === node.input ? node : ({ ...node, input } as PlanNode));
+    }
+  }
+}
