@@ -209,6 +209,14 @@ const CASES: Case[] = [
              and count(*) > (select count(*) / 5 from orders o where o.orderstatus = 'F') order by 1`,
     ordered: true,
   },
+  // a semi join into unique keys answered by the inner join over the same rows (Q17), and one
+  // whose build side differs (not reused)
+  { sql: `select sum(l.extendedprice), count(*) from lineitem l, part p where p.partkey = l.partkey and p.size < 10 and l.quantity < (select 0.9 * avg(l2.quantity) from lineitem l2 where l2.partkey = p.partkey)` },
+  {
+    sql: `select p.brand, sum(l.extendedprice), count(*) from lineitem l, part p where p.partkey = l.partkey and p.size < 10
+            and l.quantity < (select avg(nullif(l2.quantity, 1)) from lineitem l2 where l2.partkey = p.partkey) group by p.brand order by 1`,
+    ordered: true,
+  },
   // a join emitting every probe row once, in order, passes the probe's columns on as they are
   { sql: 'select o.orderkey, o.clerk, o.comment, c.name, m.top from orders o join customer c on o.custkey = c.custkey cross join (select max(totalprice) as top from orders) m order by 1 limit 20', ordered: true },
 ];

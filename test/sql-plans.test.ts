@@ -177,10 +177,26 @@ describe('plan choices', () => {
     expect(text.match(/tpch\.tiny\.nation/gu)).toHaveLength(2);
   });
 
-  it('a join whose build scans a large table waits after an exchange once earlier joins left few probe rows (Q17: the two lineitem scans overlap)', async () => {
+  const q17 = `select sum(l.extendedprice) from sf1.lineitem l, sf1.part p where p.partkey = l.partkey and p.brand = 'Brand#23' and p.container = 'MED BOX'
+      and l.quantity < (select 0.2 * avg(l2.quantity) from sf1.lineitem l2 where l2.partkey = p.partkey)`;
+
+  it('a semi join into unique keys reuses the inner join over the same rows, computed once (Q17: lineitem scanned and probed once)', async () => {
+    const text = await plan(q17);
+    const fragments = text.split(/\n(?=Fragment )/u);
+    const scans = fragments.filter((f) => f.includes('TableScanOperator[table = tpch.sf1.lineitem'));
+    expect(scans).toHaveLength(1);
+    const id = scans[0].match(/^Fragment (\d+)/u)?.[1];
+    // Its rows go to the per-part average and to the comparison with it.
+    expect(text.match(new RegExp(`ExchangeOperator\\[sources = \\[${id}\\]\\]`, 'gu'))).toHaveLength(2);
+    expect(scans[0]).not.toMatch(/type = SEMI/u);
+    // A semi join into keys that are not unique (lineitem's partkey) stays one.
+    const notUnique = await plan(`select count(*) from part p, lineitem l where p.partkey = l.partkey and p.partkey in (select l2.partkey from lineitem l2)`);
+    expect(notUnique).toMatch(/type = SEMI/u);
+  });
+
+  it('a join whose build scans a large table waits after an exchange once earlier joins left few probe rows (Q17 planned with two lineitem scans: they overlap)', async () => {
     // At sf1 (planned, not run): the rule weighs table sizes.
-    const text = await plan(`select sum(l.extendedprice) from sf1.lineitem l, sf1.part p where p.partkey = l.partkey and p.brand = 'Brand#23' and p.container = 'MED BOX'
-      and l.quantity < (select 0.2 * avg(l2.quantity) from sf1.lineitem l2 where l2.partkey = p.partkey)`);
+    const text = await plan(q17, 'semi_joins_from_joins');
     const fragments = text.split(/\n(?=Fragment )/u);
     const scans = fragments.filter((f) => f.includes('TableScanOperator[table = tpch.sf1.lineitem'));
     expect(scans).toHaveLength(2);
@@ -195,9 +211,12 @@ describe('plan choices', () => {
 
 
   it('the rule counts partsupp (800k rows at sf1) as large: Q2\'s two partsupp scans overlap', async () => {
-    const text = await plan(`select s.acctbal, ps.partkey from sf1.part p, sf1.supplier s, sf1.partsupp ps
+    const text = await plan(
+      `select s.acctbal, ps.partkey from sf1.part p, sf1.supplier s, sf1.partsupp ps
       where p.partkey = ps.partkey and s.suppkey = ps.suppkey and p.size = 15 and p.type like '%BRASS'
-        and ps.supplycost = (select min(ps2.supplycost) from sf1.partsupp ps2, sf1.supplier s2 where p.partkey = ps2.partkey and s2.suppkey = ps2.suppkey)`);
+        and ps.supplycost = (select min(ps2.supplycost) from sf1.partsupp ps2, sf1.supplier s2 where p.partkey = ps2.partkey and s2.suppkey = ps2.suppkey)`,
+      'semi_joins_from_joins',
+    );
     const fragments = text.split(/\n(?=Fragment )/u);
     const scans = fragments.filter((f) => f.includes('TableScanOperator[table = tpch.sf1.partsupp'));
     expect(scans).toHaveLength(2);

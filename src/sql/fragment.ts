@@ -94,7 +94,7 @@ class Fragmenter {
   private readonly sealed = new Map<string, number>();
   private nextStage = 1;
   private nextJoin = 0;
-  /** Aggregations the plan computes more than once (a view or WITH query used twice: Q15's revenue). */
+  /** Aggregations and joins the plan computes more than once (a view or WITH query used twice: Q15's revenue). */
   private repeated = new Set<PlanNode>();
 
   private push(b: Builder, op: OperatorSpec): void {
@@ -215,6 +215,9 @@ class Fragmenter {
           nullAware: node.nullAware,
           singleMatch: node.singleMatch,
         });
+        // Computed again elsewhere in the plan (semi_joins_from_joins): a stage of its own, which
+        // the other occurrence shares.
+        if (this.repeated.has(node) && !probe.unmatched) this.cut(probe);
         return probe;
       }
       case 'aggregate': {
@@ -326,7 +329,7 @@ class Fragmenter {
   }
 
   plan(root: Extract<PlanNode, { kind: 'output' }>): QueryPlan {
-    this.repeated = repeatedAggregations(root);
+    this.repeated = repeatedSubtrees(root);
     let b = this.visit(root);
     // The root stage is a single task: gather a parallel pipeline through an exchange first. A
     // pipeline over constant rows is one split already: it is the root stage itself (as Trino plans
@@ -343,18 +346,37 @@ function newBuilder(source: SourceSpec, inputTypes: SqlType[], scan: StagePlan['
   return { source, scan, inputTypes, ops: [], types: [...inputTypes], children, builds: [], parallel };
 }
 
-/** The aggregation nodes whose whole subtree occurs more than once in the plan (equal as text). */
-function repeatedAggregations(root: PlanNode): Set<PlanNode> {
-  const byText = new Map<string, PlanNode[]>();
-  const walk = (node: PlanNode): void => {
-    if (node.kind === 'aggregate') {
+/** A join computed for two uses is shared up to this many estimated rows (its output is held until both have read it). */
+const SHARED_JOIN_ROWS = 1_000_000;
+
+/**
+ * The aggregation nodes, and joins of few estimated rows, whose whole subtree occurs more than
+ * once in the plan (equal as text); the outermost such only: what lies inside a repeated subtree
+ * occurs twice because it does (Q11's join inside its repeated aggregation stays in the
+ * aggregation's split-parallel stage).
+ */
+function repeatedSubtrees(root: PlanNode): Set<PlanNode> {
+  const texts = new Map<PlanNode, string>();
+  const counts = new Map<string, number>();
+  const count = (node: PlanNode): void => {
+    if (node.kind === 'aggregate' || (node.kind === 'join' && !node.markLeft && estimateRows(node) <= SHARED_JOIN_ROWS)) {
       const text = planText(node);
-      if (text !== undefined) byText.set(text, [...(byText.get(text) ?? []), node]);
+      if (text !== undefined) {
+        texts.set(node, text);
+        counts.set(text, (counts.get(text) ?? 0) + 1);
+      }
     }
-    for (const input of inputsOf(node)) walk(input);
+    for (const input of inputsOf(node)) count(input);
   };
-  walk(root);
-  return new Set([...byText.values()].filter((nodes) => nodes.length > 1).flat());
+  count(root);
+  const repeated = new Set<PlanNode>();
+  const outermost = (node: PlanNode): void => {
+    const text = texts.get(node);
+    if (text !== undefined && (counts.get(text) ?? 0) > 1) repeated.add(node);
+    else for (const input of inputsOf(node)) outermost(input);
+  };
+  outermost(root);
+  return repeated;
 }
 
 /**

@@ -6,6 +6,7 @@ import { foldConstants } from './fold-constants.js';
 import { reduceGroupKeys } from './group-key-dependencies.js';
 import { pruneColumns } from './prune-columns.js';
 import { rollUpAggregations } from './roll-up-aggregations.js';
+import { semiJoinsFromJoins } from './semi-joins-from-joins.js';
 
 export const RULES: readonly { readonly name: string; readonly apply: (plan: PlanNode) => PlanNode }[] = [
   { name: 'fold_constants', apply: foldConstants },
@@ -13,6 +14,8 @@ export const RULES: readonly { readonly name: string; readonly apply: (plan: Pla
   // Before pruning: the grouped aggregation it reuses is then pruned alike where it occurs twice.
   { name: 'roll_up_aggregations', apply: rollUpAggregations },
   { name: 'prune_columns', apply: pruneColumns },
+  // After pruning: the join a semi join reuses must read every column either needs.
+  { name: 'semi_joins_from_joins', apply: semiJoinsFromJoins },
 ];
 
 /** Every rule a session may switch off (`disabled_rules`): the optimizer's and the analyzer's own. */

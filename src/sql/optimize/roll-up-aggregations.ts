@@ -7,7 +7,7 @@
 
 import { columnRef, mapChildren, type Expr } from '../ir.js';
 import { planText, type AggregateCall, type PlanNode } from '../plan.js';
-import { mapPlanNodes } from './walk.js';
+import { mapPlanNodes, rewriteSharing } from './walk.js';
 
 /** Aggregates whose value over all rows is the same aggregate over the groups' values (NULL over none). */
 const ROLLS_UP = new Set(['sum', 'min', 'max']);
@@ -94,24 +94,11 @@ export function rollUpAggregations(plan: PlanNode): PlanNode {
   const all = aggregatesOf(plan);
   const candidates = all.filter((a) => a.groupBy.length > 0).flatMap((a) => grouped(a) ?? []);
   if (candidates.length === 0) return plan;
-  const rewrites = new Map<PlanNode, Aggregate>();
+  const rewrites = new Map<PlanNode, PlanNode>();
   for (const node of all) {
     if (node.groupBy.length > 0 || node.aggregates.length === 0) continue;
     const rolled = rollUp(node, candidates);
     if (rolled !== undefined) rewrites.set(node, rolled);
   }
-  // Only worth it while the grouped aggregation is then computed once: it must still occur, as
-  // the same text, where it was (a rewrite inside its own rows would change it).
-  while (rewrites.size > 0) {
-    const result = mapPlanNodes(plan, (node) => rewrites.get(node) ?? node);
-    const texts = new Map<string, number>();
-    for (const a of aggregatesOf(result)) {
-      const text = planText(a);
-      if (text !== undefined) texts.set(text, (texts.get(text) ?? 0) + 1);
-    }
-    const broken = [...rewrites].filter(([, rolled]) => (texts.get(planText(rolled.input) ?? '') ?? 0) < 2);
-    if (broken.length === 0) return result;
-    for (const [node] of broken) rewrites.delete(node);
-  }
-  return plan;
+  return rewriteSharing(plan, rewrites, (rolled) => (rolled as Aggregate).input);
 }

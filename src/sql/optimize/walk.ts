@@ -1,7 +1,7 @@
 // Rebuilding a plan with every expression rewritten (for expression-level rules).
 
 import type { Expr } from '../ir.js';
-import type { PlanNode } from '../plan.js';
+import { planText, type PlanNode } from '../plan.js';
 
 export function mapPlanExpressions(node: PlanNode, f: (e: Expr) => Expr): PlanNode {
   switch (node.kind) {
@@ -44,4 +44,26 @@ export function mapPlanNodes(node: PlanNode, f: (node: PlanNode) => PlanNode): P
       return f(input === node.input ? node : ({ ...node, input } as PlanNode));
     }
   }
+}
+
+/**
+ * Applies `rewrites` (node → its replacement) where the replacement reads a subtree that the plan
+ * computes elsewhere already (`sharedOf`): kept only while that subtree still occurs, as the same
+ * text, at least twice in the result, so that the fragmenter plans it once (a rewrite inside
+ * that subtree's own rows would change it, and it would be computed twice).
+ */
+export function rewriteSharing(plan: PlanNode, rewrites: Map<PlanNode, PlanNode>, sharedOf: (replacement: PlanNode) => PlanNode): PlanNode {
+  while (rewrites.size > 0) {
+    const result = mapPlanNodes(plan, (node) => rewrites.get(node) ?? node);
+    const texts = new Map<string, number>();
+    mapPlanNodes(result, (node) => {
+      const text = planText(node);
+      if (text !== undefined) texts.set(text, (texts.get(text) ?? 0) + 1);
+      return node;
+    });
+    const broken = [...rewrites].filter(([, replacement]) => (texts.get(planText(sharedOf(replacement)) ?? '') ?? 0) < 2);
+    if (broken.length === 0) return result;
+    for (const [node] of broken) rewrites.delete(node);
+  }
+  return plan;
 }
