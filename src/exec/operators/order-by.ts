@@ -41,8 +41,8 @@ export class OrderByOperator implements Operator {
     const all = concatPages(this.pages, this.types);
     this.pages.length = 0;
     const n = all.length;
-    const perm = sortedIndices(all, this.keys);
     const count = this.limit === null ? n : Math.min(n, this.limit);
+    const perm = count * TOP_N_HEAP_RATIO < n ? topIndices(all, this.keys, count) : sortedIndices(all, this.keys);
     const out: Page = { length: count, columns: all.columns.map((c) => gatherColumn(c, perm, count)) };
     this.stats.finishNanos += nowNanos() - start;
     recordOutput(this.stats, out);
@@ -52,6 +52,85 @@ export class OrderByOperator implements Operator {
   isDone(): boolean {
     return false;
   }
+}
+
+/** A top-N keeps its best rows in a heap (n log N comparisons) while N is this many times fewer than the rows. */
+const TOP_N_HEAP_RATIO = 8;
+
+/**
+ * The first `count` rows in the keys' order (ties in input order), without ordering the rest: a
+ * heap of the best rows so far, its worst on top (Q3's top 10 of 11k groups: ~0.2 ms instead of
+ * ranking and sorting every row, ~4 ms).
+ */
+export function topIndices(page: Page, keys: readonly SortKey[], count: number): Int32Array {
+  const n = page.length;
+  const compare = rowComparator(page, keys);
+  const heap = new Int32Array(count);
+  let size = 0;
+  // Sift the row at `k` down (worse rows rise: the top is the worst kept).
+  const siftDown = (k: number): void => {
+    const row = heap[k];
+    for (;;) {
+      const left = 2 * k + 1;
+      if (left >= size) break;
+      const right = left + 1;
+      const worse = right < size && compare(heap[right], heap[left]) > 0 ? right : left;
+      if (compare(heap[worse], row) <= 0) break;
+      heap[k] = heap[worse];
+      k = worse;
+    }
+    heap[k] = row;
+  };
+  for (let i = 0; i < n; i++) {
+    if (size < count) {
+      // Sift up.
+      let k = size++;
+      while (k > 0) {
+        const parent = (k - 1) >> 1;
+        if (compare(heap[parent], i) >= 0) break;
+        heap[k] = heap[parent];
+        k = parent;
+      }
+      heap[k] = i;
+    } else if (count > 0 && compare(i, heap[0]) < 0) {
+      heap[0] = i;
+      siftDown(0);
+    }
+  }
+  return Int32Array.from(heap.subarray(0, size)).sort(compare);
+}
+
+/** Compares two rows by the keys, then by position (input order breaks ties). */
+function rowComparator(page: Page, keys: readonly SortKey[]): (a: number, b: number) => number {
+  const n = page.length;
+  const byKey = keys.map((key): ((a: number, b: number) => number) => {
+    const col = page.columns[key.index];
+    if (col.kind !== 'fixed') {
+      const { ranks } = keyRanks(page, key, n);
+      return (a, b) => ranks[a] - ranks[b];
+    }
+    const v = numericValues(col);
+    const nulls = nullFlags(col);
+    const sign = key.ascending ? 1 : -1;
+    return (a, b) => {
+      if (nulls !== null && (nulls[a] === 1 || nulls[b] === 1)) {
+        if (nulls[a] === nulls[b]) return 0;
+        return (nulls[a] === 1) === key.nullsFirst ? -1 : 1;
+      }
+      const x = v[a];
+      const y = v[b];
+      // NaN above every number; -0 equal to 0.
+      if (x !== x || y !== y) return x !== x && y !== y ? 0 : sign * (x !== x ? 1 : -1);
+      return x < y ? -sign : x > y ? sign : 0;
+    };
+  });
+  return (a, b) => {
+    for (let k = 0; k < byKey.length; k++) {
+      const c = byKey[k](a, b);
+      if (c !== 0) return c;
+    }
+    return a - b;
+  };
 }
 
 /**
@@ -107,6 +186,7 @@ function keyRanks(page: Page, key: SortKey, n: number): { ranks: Int32Array; cou
  */
 function valueRanks(values: ArrayLike<number> | readonly string[], nulls: Uint8Array | null, hasNull: boolean, key: SortKey): { ranks: Int32Array; count: number; nullRank: number } {
   const n = values.length;
+  if (n > 0 && typeof values[0] === 'number') return numberRanks(values as ArrayLike<number>, nulls, hasNull, key);
   // Map keys compare as SameValueZero: -0 and 0 are one value, and so is NaN.
   const rank = new Map<number | string, number>();
   for (let i = 0; i < n; i++) if (nulls === null || nulls[i] === 0) rank.set(values[i], 0);
@@ -124,6 +204,52 @@ function valueRanks(values: ArrayLike<number> | readonly string[], nulls: Uint8A
   for (let i = 0; i < n; i++) {
     if (nulls !== null && nulls[i] === 1) ranks[i] = nullRank;
     else ranks[i] = rank.get(values[i]) as number;
+  }
+  return { ranks, count: d + (hasNull ? 1 : 0), nullRank };
+}
+
+/**
+ * valueRanks of numbers: the values sorted natively and made distinct, each row's rank found by
+ * binary search (Q3's top 10 of 11k revenues: a Map of every value was ~100 ns a row). -0 and 0
+ * are one value, every NaN one value above all others (Float64Array's sort puts them last).
+ */
+function numberRanks(values: ArrayLike<number>, nulls: Uint8Array | null, hasNull: boolean, key: SortKey): { ranks: Int32Array; count: number; nullRank: number } {
+  const n = values.length;
+  const sorted = new Float64Array(n);
+  let m = 0;
+  for (let i = 0; i < n; i++) if (nulls === null || nulls[i] === 0) sorted[m++] = values[i];
+  const distinct = sorted.subarray(0, m).sort();
+  let d = 0;
+  for (let i = 0; i < m; i++) {
+    const v = distinct[i];
+    const prev = d > 0 ? distinct[d - 1] : 0;
+    if (d === 0 || !(v === prev || (v !== v && prev !== prev))) distinct[d++] = v;
+  }
+  const nanRank = d > 0 && distinct[d - 1] !== distinct[d - 1] ? d - 1 : -1;
+  const shift = hasNull && key.nullsFirst ? 1 : 0;
+  const nullRank = key.nullsFirst ? 0 : d;
+  const ranks = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    if (nulls !== null && nulls[i] === 1) {
+      ranks[i] = nullRank;
+      continue;
+    }
+    const v = values[i];
+    let r: number;
+    if (v !== v) r = nanRank;
+    else {
+      // The first distinct value not below v: v itself (-0 finds 0 and 0 finds -0; a NaN at the
+      // end is never below anything).
+      let lo = 0;
+      let hi = d;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (distinct[mid] < v) lo = mid + 1;
+        else hi = mid;
+      }
+      r = lo;
+    }
+    ranks[i] = (key.ascending ? r : d - 1 - r) + shift;
   }
   return { ranks, count: d + (hasNull ? 1 : 0), nullRank };
 }
