@@ -30,6 +30,8 @@ const CASES: ErrorCase[] = [
   { sql: 'SELEC 1', name: 'SYNTAX_ERROR', code: 1, message: /^line 1:1: mismatched input 'SELEC'\. Expecting: /, location: { lineNumber: 1, columnNumber: 1 } },
   { sql: 'select 1 +', name: 'SYNTAX_ERROR', code: 1, message: /^line 1:11: mismatched input '<EOF>'/, location: { lineNumber: 1, columnNumber: 11 } },
   { sql: 'select *\nfrom nation\nwhere', name: 'SYNTAX_ERROR', code: 1, message: /^line 3:6: /, location: { lineNumber: 3, columnNumber: 6 } },
+  // Leading blank lines count: locations are in the text as sent.
+  { sql: '\n\n  select nosuch from nation', name: 'COLUMN_NOT_FOUND', code: 47, message: "line 3:10: Column 'nosuch' cannot be resolved", location: { lineNumber: 3, columnNumber: 10 } },
   { sql: 'select * from tpch.tiny.nosuch', name: 'TABLE_NOT_FOUND', code: 46, message: "line 1:15: Table 'tpch.tiny.nosuch' does not exist", location: { lineNumber: 1, columnNumber: 15 } },
   { sql: 'select nosuch from nation', name: 'COLUMN_NOT_FOUND', code: 47, message: "line 1:8: Column 'nosuch' cannot be resolved", location: { lineNumber: 1, columnNumber: 8 } },
   { sql: "select 'a' = 1", name: 'TYPE_MISMATCH', code: 58, message: 'line 1:8: Cannot apply operator: varchar(1) = integer', location: { lineNumber: 1, columnNumber: 8 } },

@@ -172,6 +172,24 @@ describe('plan choices', () => {
     expect(off.match(/TableScanOperator\[table = tpch\.tiny\.partsupp/gu)).toHaveLength(2);
   });
 
+  it('a global aggregation of DISTINCT values of one argument groups by it on every worker first (distinct_to_group_by)', async () => {
+    const sql = 'select count(distinct partkey), sum(distinct partkey) from lineitem where quantity > 10';
+    const text = await plan(sql);
+    const scan = text.split(/\n(?=Fragment )/u).find((f) => f.includes('TableScanOperator[table = tpch.tiny.lineitem')) ?? '';
+    expect(scan).toMatch(/HashAggregationOperator\[step = PARTIAL, keys = \[#0\], aggregates = \[\]\]/u);
+    expect(text).toMatch(/AggregationOperator\[step = SINGLE, keys = \[\], aggregates = \[count, sum\]\]/u);
+    // Different arguments, a grouped aggregation, or the rule off: the DISTINCT aggregates see every row in one task.
+    for (const [other, off] of [
+      ['select count(distinct partkey), count(distinct suppkey) from lineitem', undefined],
+      ['select suppkey, count(distinct partkey) from lineitem group by suppkey', undefined],
+      [sql, 'distinct_to_group_by'],
+    ] as const) {
+      const t = await plan(other, off);
+      const s = t.split(/\n(?=Fragment )/u).find((f) => f.includes('TableScanOperator[table = tpch.tiny.lineitem')) ?? '';
+      expect(s).not.toMatch(/HashAggregationOperator/u);
+    }
+  });
+
   it('a subquery with random() is not shared (each use draws its own values)', async () => {
     const text = await plan('select count(*) from (select random() r from nation) a, (select random() r from nation) b where a.r < b.r');
     expect(text.match(/tpch\.tiny\.nation/gu)).toHaveLength(2);

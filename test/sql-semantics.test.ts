@@ -23,6 +23,13 @@ describe('Trino-specific semantics', () => {
     expect(await one('select 7 / 2, -7 / 2, 7 % 3, -7 % 3')).toEqual({ row: [3, -3, 1, -1], types: ['integer', 'integer', 'integer', 'integer'] });
   });
 
+  it('DISTINCT inside sum/avg/max holds whatever precedes the statement (the parser sees the text untrimmed)', async () => {
+    const sql = "select sum(distinct x), avg(DISTINCT x), count(distinct x), 'sum(distinct x)' from (values (1), (1), (2), (null)) t(x)";
+    for (const lead of ['', '  ', '\n\n\t ']) {
+      expect((await one(lead + sql)).row).toEqual([3, 1.5, 2, 'sum(distinct x)']);
+    }
+  });
+
   it('date plus an interval is a date, clamped to the month end', async () => {
     expect(await one("select date '1996-01-31' + interval '1' month, date '1996-02-29' + interval '1' year, date '1996-03-01' - interval '1' day")).toEqual({
       row: ['1996-02-29', '1997-02-28', '1996-02-29'],

@@ -3,13 +3,13 @@
 // correlated ones decorrelated into an aggregation grouped by the correlation keys — so no plan is
 // quadratic. Then aggregation, HAVING, the select list, DISTINCT, ORDER BY and LIMIT.
 
+import { AGGREGATE_NAMES } from './aggregate-names.js';
 import { BOOLEAN, BIGINT, isOrderable, typeDisplayName, type SqlType } from '../data/types.js';
 import type { TableMetadata } from '../connectors/catalog.js';
 import { EngineError } from '../util/engine-error.js';
 import type { AstNode } from './ast.js';
 import {
   AGGREGATE_BASE,
-  AGGREGATE_NAMES,
   SUBQUERY_BASE,
   WINDOW_BASE,
   aggregateSignature,

@@ -2,6 +2,7 @@
 // made explicit as casts. Aggregate calls and scalar subqueries are handed to collectors, which
 // return placeholder column references the caller maps once it has planned them.
 
+import { AGGREGATE_NAMES } from './aggregate-names.js';
 import {
   BIGINT,
   BOOLEAN,
@@ -130,7 +131,6 @@ export function subqueryAst(node: AstNode | null | undefined): AstNode | undefin
   if (node.type === 'select') return node;
   return undefined;
 }
-
 
 export function coerce(e: Expr, to: SqlType): Expr {
   if (typeEquals(e.type, to)) return e;
@@ -499,7 +499,11 @@ function bindFunction(node: AstNode, bc: BindContext): Expr {
   const name = functionName(node);
   const argNodes: AstNode[] = node.args?.value ?? (node.args?.expr ? [node.args.expr] : []);
   if (name === 'try_cast__' && argNodes.length === 1 && argNodes[0].type === 'cast') return bindCast(argNodes[0], bc, true);
-  if (AGGREGATE_NAMES.has(name)) return bindAggregate({ ...node, type: 'aggr_func', name, args: { expr: argNodes[0] ?? { type: 'star' } } }, bc);
+  if (AGGREGATE_NAMES.has(name)) {
+    // parse.ts marks `stddev(DISTINCT x)` (which the dialect parses as a plain call) in args.distinct.
+    const args = { expr: argNodes[0] ?? { type: 'star' }, distinct: node.args?.distinct ?? null };
+    return bindAggregate({ ...node, type: 'aggr_func', name, args }, bc);
+  }
   if (name === 'exists') throw new EngineError('NOT_SUPPORTED', 'EXISTS is supported only as a WHERE conjunct', loc(node) ?? locateName(ctx.sql, ['exists']));
   if ((name === 'current_date' || name === 'current_timestamp' || name === 'now' || name === 'localtimestamp') && argNodes.length === 0) {
     return currentTime(name === 'current_date' ? 'current_date' : 'current_timestamp', ctx);
@@ -540,27 +544,6 @@ function bindFunction(node: AstNode, bc: BindContext): Expr {
   if (!isKnownFunction(canonical)) throw new EngineError('FUNCTION_NOT_FOUND', `Function '${name}' not registered`, loc(node) ?? locateName(ctx.sql, [name]));
   return call(canonical, args, node, ctx);
 }
-
-export const AGGREGATE_NAMES: ReadonlySet<string> = new Set([
-  'count',
-  'sum',
-  'avg',
-  'min',
-  'max',
-  'bool_and',
-  'bool_or',
-  'every',
-  'arbitrary',
-  'any_value',
-  'stddev',
-  'stddev_samp',
-  'stddev_pop',
-  'variance',
-  'var_samp',
-  'var_pop',
-  'approx_distinct',
-  'count_if',
-]);
 
 function bindAggregate(node: AstNode, bc: BindContext): Expr {
   const { ctx, aggregates } = bc;

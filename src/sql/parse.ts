@@ -5,13 +5,15 @@
 import sqlParser from 'node-sql-parser';
 import { EngineError, type SourceLocation } from '../util/engine-error.js';
 import type { AstNode } from './ast.js';
+import { blankDistinctAggregates, markDistinctAggregates } from './distinct-aggregates.js';
 import { IDENT, identifierText, locationAt, skipQuoted, splitQualified } from './lexical.js';
 
 export { locationAt };
 import { parseWriteStatement, type WriteStatement } from './ddl.js';
 
 const parser = new sqlParser.Parser();
-const PARSE_OPTIONS = { database: 'postgresql', parseOptions: { includeLocations: true } };
+// Untrimmed: AST locations are offsets into the text as given (leading blank lines included).
+const PARSE_OPTIONS = { database: 'postgresql', trimQuery: false, parseOptions: { includeLocations: true } };
 
 export type Statement =
   | { kind: 'query'; ast: AstNode; sql: string }
@@ -199,7 +201,9 @@ function parseQuery(sql: string): AstNode {
   const bareValues = /^\s*VALUES\b/iu.test(blankComments(sql));
   const text = bareValues ? `${VALUES_PREFIX}${sql}) AS "$values"` : sql;
   try {
-    ast = parser.astify(rewriteForDialect(text), PARSE_OPTIONS);
+    const blanked = blankDistinctAggregates(rewriteForDialect(text));
+    ast = parser.astify(blanked.sql, PARSE_OPTIONS);
+    markDistinctAggregates(ast, blanked.calls);
   } catch (e) {
     const err = e as PeggyError;
     if (bareValues && err.location?.start) {

@@ -2,6 +2,7 @@
 // `disabled_rules` session property, analyzeQuery's `disabledRules`) to compare plans.
 
 import type { PlanNode } from '../plan.js';
+import { distinctToGroupBy } from './distinct-to-group-by.js';
 import { foldConstants } from './fold-constants.js';
 import { reduceGroupKeys } from './group-key-dependencies.js';
 import { pruneColumns } from './prune-columns.js';
@@ -10,6 +11,8 @@ import { semiJoinsFromJoins } from './semi-joins-from-joins.js';
 
 export const RULES: readonly { readonly name: string; readonly apply: (plan: PlanNode) => PlanNode }[] = [
   { name: 'fold_constants', apply: foldConstants },
+  // Before reduce_group_keys: the GROUP BY it adds may then be reduced too.
+  { name: 'distinct_to_group_by', apply: distinctToGroupBy },
   { name: 'reduce_group_keys', apply: reduceGroupKeys },
   // Before pruning: the grouped aggregation it reuses is then pruned alike where it occurs twice.
   { name: 'roll_up_aggregations', apply: rollUpAggregations },
