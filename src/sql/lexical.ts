@@ -46,3 +46,48 @@ export function splitQualified(raw: string, lowerQuoted = false): string[] {
   while ((m = re.exec(raw))) parts.push(identifierText(m[0], lowerQuoted));
   return parts;
 }
+
+/**
+ * The text with the insides of quoted strings, quoted identifiers and comments blanked (same
+ * length, quotes kept): searching it finds only the statement's own keywords and names.
+ */
+export function maskQuoted(sql: string): string {
+  let out = '';
+  let copied = 0;
+  const blank = (from: number, to: number): void => {
+    out += sql.slice(copied, from) + sql.slice(from, to).replace(/[^\n]/gu, ' ');
+    copied = to;
+  };
+  for (let i = 0; i < sql.length; ) {
+    const c = sql[i];
+    if (c === "'" || c === '"') {
+      const end = skipQuoted(sql, i, c);
+      blank(i + 1, Math.max(i + 1, end - 1));
+      i = end;
+    } else if (c === '-' && sql[i + 1] === '-') {
+      const end = sql.indexOf('\n', i);
+      const to = end < 0 ? sql.length : end;
+      blank(i, to);
+      i = to;
+    } else if (c === '/' && sql[i + 1] === '*') {
+      const end = sql.indexOf('*/', i + 2);
+      const to = end < 0 ? sql.length : end + 2;
+      blank(i, to);
+      i = to;
+    } else i++;
+  }
+  return out + sql.slice(copied);
+}
+
+/** Ranges [start, end) of the insides of single-quoted strings (doubled quotes included). */
+export function stringLiteralRanges(sql: string): [number, number][] {
+  const masked = maskQuoted(sql);
+  const ranges: [number, number][] = [];
+  for (let i = 0; i < sql.length; i++) {
+    if (masked[i] !== "'") continue;
+    const end = skipQuoted(sql, i, "'");
+    ranges.push([i + 1, Math.max(i + 1, end - 1)]);
+    i = end - 1;
+  }
+  return ranges;
+}

@@ -5,7 +5,7 @@
 import sqlParser from 'node-sql-parser';
 import { EngineError, type SourceLocation } from '../util/engine-error.js';
 import type { AstNode } from './ast.js';
-import { blankDistinctAggregates, markDistinctAggregates } from './distinct-aggregates.js';
+import { restoreTrinoSyntax, rewriteTrinoSyntax } from './trino-syntax.js';
 import { IDENT, identifierText, locationAt, skipQuoted, splitQualified } from './lexical.js';
 
 export { locationAt };
@@ -200,10 +200,10 @@ function parseQuery(sql: string): AstNode {
   // A bare VALUES statement is a table: parse it as a derived table (errors map back to the text).
   const bareValues = /^\s*VALUES\b/iu.test(blankComments(sql));
   const text = bareValues ? `${VALUES_PREFIX}${sql}) AS "$values"` : sql;
+  const rewrite = rewriteTrinoSyntax(rewriteForDialect(text));
   try {
-    const blanked = blankDistinctAggregates(rewriteForDialect(text));
-    ast = parser.astify(blanked.sql, PARSE_OPTIONS);
-    markDistinctAggregates(ast, blanked.calls);
+    ast = parser.astify(rewrite.sql, PARSE_OPTIONS);
+    restoreTrinoSyntax(ast, rewrite);
   } catch (e) {
     const err = e as PeggyError;
     if (bareValues && err.location?.start) {
