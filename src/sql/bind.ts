@@ -474,7 +474,14 @@ function bindCast(node: AstNode, bc: BindContext, safe = false): Expr {
   const type = target ? parseTypeName(String(target.dataType), target.length, target.scale) : undefined;
   if (!type) throw new EngineError('TYPE_MISMATCH', `Unknown type: ${String(target?.dataType ?? '').toLowerCase()}`, loc(node) ?? locateName(ctx.sql, [String(target?.dataType ?? 'cast').toLowerCase()]));
   if (!castSupported(arg.type, type)) throw new EngineError('TYPE_MISMATCH', `Cannot cast ${typeDisplayName(arg.type)} to ${typeDisplayName(type)}`, loc(node) ?? locateName(ctx.sql, ['cast']));
-  if (arg.kind === 'literal') return { kind: 'literal', value: castConstant(arg.value, arg.type, type, safe), type };
+  if (arg.kind === 'literal') {
+    try {
+      return { kind: 'literal', value: castConstant(arg.value, arg.type, type, safe), type };
+    } catch (e) {
+      // Failing on every row, so where it runs: an enclosing TRY(...) may absorb it.
+      if (!(e instanceof EngineError) || e.errorName !== 'INVALID_CAST_ARGUMENT') throw e;
+    }
+  }
   return { kind: 'cast', arg, type, safe };
 }
 
@@ -514,6 +521,10 @@ function bindFunction(node: AstNode, bc: BindContext): Expr {
     if (args.length === 0 || args.length > 62) throw new EngineError('FUNCTION_NOT_FOUND', 'grouping() takes 1 to 62 arguments', loc(node));
     // Resolved after planning the grouping sets (analyze.ts); never reaches the compiler.
     return { kind: 'call', name: '$grouping', args, type: BIGINT };
+  }
+  if (name === 'typeof' && args.length === 1) {
+    const text = typeDisplayName(args[0].type);
+    return { kind: 'literal', value: text, type: varchar(text.length) };
   }
   switch (name) {
     case 'not':

@@ -8,10 +8,12 @@ import {
   DOUBLE,
   INTERVAL_DAY_TIME,
   INTERVAL_YEAR_MONTH,
+  INTEGER,
   MAX_DECIMAL_PRECISION,
   TIMESTAMP,
   VARCHAR,
   decimal,
+  varchar,
   isIntegral,
   isNumeric,
   typeDisplayName,
@@ -59,6 +61,19 @@ function varcharFn(arity: number | [number, number], result: SqlType | 'input', 
 
 const isDateLike = (t: SqlType): boolean => t.id === 'date' || t.id === 'timestamp';
 
+function randomResolve(args: readonly SqlType[]): Resolution | undefined {
+  if (args.length === 0) return { argTypes: [], type: DOUBLE };
+  return args.length === 1 && (isIntegral(args[0]) || args[0].id === 'unknown') ? { argTypes: [BIGINT], type: BIGINT } : undefined;
+}
+
+function doublePredicate(args: readonly SqlType[]): Resolution | undefined {
+  return args.length === 1 && (isNumeric(args[0]) || args[0].id === 'unknown') ? { argTypes: [DOUBLE], type: BOOLEAN } : undefined;
+}
+
+function bigintFn(arity: number): FunctionDef['resolve'] {
+  return (args) => (args.length === arity && args.every((a) => isIntegral(a) || a.id === 'unknown') ? { argTypes: args.map(() => BIGINT), type: BIGINT } : undefined);
+}
+
 function roundedDecimal(t: SqlType): SqlType {
   const p = t.precision ?? MAX_DECIMAL_PRECISION;
   const s = t.scale ?? 0;
@@ -90,7 +105,36 @@ const FUNCTIONS: Record<string, FunctionDef> = {
   pow: { signatures: ['pow(double, double)'], resolve: doubleFn(2) },
   mod: { signatures: ['mod(bigint, bigint)', 'mod(double, double)'], resolve: (args) => arithmetic('$modulus', args) },
   pi: { signatures: ['pi()'], resolve: (args) => (args.length === 0 ? { argTypes: [], type: DOUBLE } : undefined) },
-  random: { signatures: ['random()'], resolve: (args) => (args.length === 0 ? { argTypes: [], type: DOUBLE } : undefined) },
+  random: { signatures: ['random()', 'random(bigint)'], resolve: randomResolve },
+  rand: { signatures: ['rand()', 'rand(bigint)'], resolve: randomResolve },
+  e: { signatures: ['e()'], resolve: (args) => (args.length === 0 ? { argTypes: [], type: DOUBLE } : undefined) },
+  nan: { signatures: ['nan()'], resolve: (args) => (args.length === 0 ? { argTypes: [], type: DOUBLE } : undefined) },
+  infinity: { signatures: ['infinity()'], resolve: (args) => (args.length === 0 ? { argTypes: [], type: DOUBLE } : undefined) },
+  is_nan: { signatures: ['is_nan(double)'], resolve: doublePredicate },
+  is_finite: { signatures: ['is_finite(double)'], resolve: doublePredicate },
+  is_infinite: { signatures: ['is_infinite(double)'], resolve: doublePredicate },
+  log: { signatures: ['log(double, double)'], resolve: doubleFn(2) },
+  degrees: { signatures: ['degrees(double)'], resolve: doubleFn(1) },
+  radians: { signatures: ['radians(double)'], resolve: doubleFn(1) },
+  sin: { signatures: ['sin(double)'], resolve: doubleFn(1) },
+  cos: { signatures: ['cos(double)'], resolve: doubleFn(1) },
+  tan: { signatures: ['tan(double)'], resolve: doubleFn(1) },
+  asin: { signatures: ['asin(double)'], resolve: doubleFn(1) },
+  acos: { signatures: ['acos(double)'], resolve: doubleFn(1) },
+  atan: { signatures: ['atan(double)'], resolve: doubleFn(1) },
+  atan2: { signatures: ['atan2(double, double)'], resolve: doubleFn(2) },
+  sinh: { signatures: ['sinh(double)'], resolve: doubleFn(1) },
+  cosh: { signatures: ['cosh(double)'], resolve: doubleFn(1) },
+  tanh: { signatures: ['tanh(double)'], resolve: doubleFn(1) },
+  width_bucket: {
+    signatures: ['width_bucket(double, double, double, bigint)'],
+    resolve: (args) => (args.length === 4 && args.every((a) => isNumeric(a) || a.id === 'unknown') && (isIntegral(args[3]) || args[3].id === 'unknown') ? { argTypes: [DOUBLE, DOUBLE, DOUBLE, BIGINT], type: BIGINT } : undefined),
+  },
+  bitwise_and: { signatures: ['bitwise_and(bigint, bigint)'], resolve: bigintFn(2) },
+  bitwise_or: { signatures: ['bitwise_or(bigint, bigint)'], resolve: bigintFn(2) },
+  bitwise_xor: { signatures: ['bitwise_xor(bigint, bigint)'], resolve: bigintFn(2) },
+  bitwise_not: { signatures: ['bitwise_not(bigint)'], resolve: bigintFn(1) },
+  bit_count: { signatures: ['bit_count(bigint, bigint)'], resolve: bigintFn(2) },
 
   lower: { signatures: ['lower(varchar)'], resolve: varcharFn(1, 'input') },
   upper: { signatures: ['upper(varchar)'], resolve: varcharFn(1, 'input') },
@@ -108,6 +152,18 @@ const FUNCTIONS: Record<string, FunctionDef> = {
   lpad: { signatures: ['lpad(varchar, bigint, varchar)'], resolve: varcharFn(3, VARCHAR, [BIGINT, VARCHAR]) },
   rpad: { signatures: ['rpad(varchar, bigint, varchar)'], resolve: varcharFn(3, VARCHAR, [BIGINT, VARCHAR]) },
   regexp_like: { signatures: ['regexp_like(varchar, varchar)'], resolve: varcharFn(2, BOOLEAN) },
+  regexp_replace: { signatures: ['regexp_replace(varchar, varchar)', 'regexp_replace(varchar, varchar, varchar)'], resolve: varcharFn([2, 3], VARCHAR) },
+  regexp_extract: { signatures: ['regexp_extract(varchar, varchar)', 'regexp_extract(varchar, varchar, bigint)'], resolve: varcharFn([2, 3], VARCHAR, [VARCHAR, BIGINT]) },
+  regexp_count: { signatures: ['regexp_count(varchar, varchar)'], resolve: varcharFn(2, BIGINT) },
+  regexp_position: { signatures: ['regexp_position(varchar, varchar)'], resolve: varcharFn(2, INTEGER) },
+  translate: { signatures: ['translate(varchar, varchar, varchar)'], resolve: varcharFn(3, VARCHAR) },
+  levenshtein_distance: { signatures: ['levenshtein_distance(varchar, varchar)'], resolve: varcharFn(2, BIGINT) },
+  hamming_distance: { signatures: ['hamming_distance(varchar, varchar)'], resolve: varcharFn(2, BIGINT) },
+  codepoint: { signatures: ['codepoint(varchar(1))'], resolve: varcharFn(1, INTEGER) },
+  chr: {
+    signatures: ['chr(bigint)'],
+    resolve: (args) => (args.length === 1 && (isIntegral(args[0]) || args[0].id === 'unknown') ? { argTypes: [BIGINT], type: varchar(1) } : undefined),
+  },
   concat: {
     signatures: ['concat(varchar, ...)'],
     resolve: (args) => (args.length >= 1 && args.every((a) => a.id === 'varchar' || a.id === 'unknown') ? { argTypes: args.map(() => VARCHAR), type: VARCHAR } : undefined),
@@ -126,6 +182,12 @@ const FUNCTIONS: Record<string, FunctionDef> = {
   day_of_week: { signatures: ['day_of_week(date)'], resolve: datePart },
   dow: { signatures: ['dow(date)'], resolve: datePart },
   day_of_year: { signatures: ['day_of_year(date)'], resolve: datePart },
+  week_of_year: { signatures: ['week_of_year(date)'], resolve: datePart },
+  last_day_of_month: {
+    signatures: ['last_day_of_month(date)', 'last_day_of_month(timestamp)'],
+    resolve: (args) => (args.length === 1 && isDateLike(args[0]) ? { argTypes: args, type: DATE } : undefined),
+  },
+  to_unixtime: { signatures: ['to_unixtime(timestamp)'], resolve: (args) => (args.length === 1 && args[0].id === 'timestamp' ? { argTypes: args, type: DOUBLE } : undefined) },
   doy: { signatures: ['doy(date)'], resolve: datePart },
   hour: { signatures: ['hour(timestamp)'], resolve: timePart },
   minute: { signatures: ['minute(timestamp)'], resolve: timePart },
@@ -155,6 +217,7 @@ const FUNCTIONS: Record<string, FunctionDef> = {
       return t ? { argTypes: [args[0], args[1]].map(() => t), type: args[0].id === 'unknown' ? t : args[0] } : undefined;
     },
   },
+  try: { signatures: ['try(T)'], resolve: (args) => (args.length === 1 ? same(args, args[0]) : undefined) },
   greatest: { signatures: ['greatest(T, ...)'], resolve: (args) => variadicSame(args) },
   least: { signatures: ['least(T, ...)'], resolve: (args) => variadicSame(args) },
 

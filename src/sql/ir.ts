@@ -66,7 +66,7 @@ export function children(e: Expr): readonly Expr[] {
  * differ (random()): such a value is neither computed once for two uses nor shared between plans.
  */
 export function mentionsNondeterministic(json: string): boolean {
-  return json.includes('"name":"random"');
+  return json.includes('"name":"random"') || json.includes('"name":"rand"');
 }
 
 /** Every input column an expression reads. */

@@ -244,12 +244,26 @@ export class KernelBuilder {
         const [a, b] = args.map((x) => this.materialize(this.emit(x, out), out));
         return { v: `(${paren(a.n)} !== ${paren(b.n)} || (!${paren(a.n)} && ${a.v} !== ${b.v}))`, n: 'false' };
       }
-      case 'split_part': {
-        // NULL when the index is past the last part: the one strict function with a NULL result.
+      case 'split_part':
+      case 'regexp_extract': {
+        // NULL when the index is past the last part / nothing matches: strict, yet NULL results.
         const r = this.strict(args, out, (v) => this.scalar(name, v, t, type));
         const v = this.fresh('v');
         out.push(`const ${v} = ${r.v};`);
         return { v, n: `(${paren(r.n)} || ${v} === null)` };
+      }
+      case 'try': {
+        // NULL where the argument fails with one of the errors TRY absorbs (runtime.tryFailure).
+        const v = this.fresh('v');
+        const n = this.fresh('n');
+        out.push(`let ${v} = null, ${n} = true;`);
+        out.push('try {');
+        this.depth++;
+        const x = this.emit(args[0], out);
+        out.push(`${v} = ${x.v}; ${n} = ${x.n};`);
+        this.depth--;
+        out.push('} catch (e) { rt.tryFailure(e); }');
+        return { v, n };
       }
       case 'nullif': {
         const [a, b] = args.map((x) => this.materialize(this.emit(x, out), out));
@@ -350,8 +364,69 @@ export class KernelBuilder {
         return this.scalar('$modulus', v, t, type);
       case 'pi':
         return 'Math.PI';
+      case 'e':
+        return 'Math.E';
+      case 'nan':
+        return 'NaN';
+      case 'infinity':
+        return 'Infinity';
+      case 'is_nan':
+        return `Number.isNaN(${a})`;
+      case 'is_finite':
+        return `Number.isFinite(${a})`;
+      case 'is_infinite':
+        return `(${a} === Infinity || ${a} === -Infinity)`;
+      case 'log':
+        return `(Math.log(${b}) / Math.log(${a}))`;
+      case 'degrees':
+        return `(${a} * 180 / Math.PI)`;
+      case 'radians':
+        return `(${a} * Math.PI / 180)`;
+      case 'sin':
+      case 'cos':
+      case 'tan':
+      case 'asin':
+      case 'acos':
+      case 'atan':
+      case 'sinh':
+      case 'cosh':
+      case 'tanh':
+        return `Math.${name}(${a})`;
+      case 'atan2':
+        return `Math.atan2(${a}, ${b})`;
+      case 'width_bucket':
+        return `rt.widthBucket(${a}, ${b}, ${c}, ${v[3]})`;
+      case 'bitwise_and':
+      case 'bitwise_or':
+      case 'bitwise_xor':
+      case 'bitwise_not':
+      case 'bit_count':
+        return `rt.bitwise(${JSON.stringify(name)}, ${a}, ${b ?? 0})`;
       case 'random':
-        return 'Math.random()';
+      case 'rand':
+        return a === undefined ? 'Math.random()' : `rt.randomBelow(${a})`;
+      case 'regexp_replace':
+        return `rt.regexpReplace(${a}, ${b}, ${c ?? '""'})`;
+      case 'regexp_extract':
+        return `rt.regexpExtract(${a}, ${b}, ${c ?? 0})`;
+      case 'regexp_count':
+        return `rt.regexpCount(${a}, ${b})`;
+      case 'regexp_position':
+        return `rt.regexpPosition(${a}, ${b})`;
+      case 'translate':
+        return `rt.translate(${a}, ${b}, ${c})`;
+      case 'levenshtein_distance':
+        return `rt.levenshtein(${a}, ${b})`;
+      case 'hamming_distance':
+        return `rt.hamming(${a}, ${b})`;
+      case 'codepoint':
+        return `rt.codepoint(${a})`;
+      case 'chr':
+        return `rt.chr(${a})`;
+      case 'last_day_of_month':
+        return `rt.lastDayOfMonth(${t[0].id === 'timestamp' ? `Math.floor(${a} / 86400000)` : a})`;
+      case 'to_unixtime':
+        return `(${a} / 1000)`;
       case 'lower':
         return `rt.lower(${a})`;
       case 'upper':
@@ -392,8 +467,9 @@ export class KernelBuilder {
       case 'day_of_week':
       case 'dow':
       case 'day_of_year':
-      case 'doy': {
-        const unit = ({ day_of_month: 'day', dow: 'day_of_week', doy: 'day_of_year' } as Record<string, string>)[name] ?? name;
+      case 'doy':
+      case 'week_of_year': {
+        const unit = ({ day_of_month: 'day', dow: 'day_of_week', doy: 'day_of_year', week_of_year: 'week' } as Record<string, string>)[name] ?? name;
         const days = t[0].id === 'timestamp' ? `Math.floor(${a} / 86400000)` : a;
         if (unit === 'year') return `rt.yearOfDays(${days})`;
         return `rt.datePart(${JSON.stringify(unit)}, ${days})`;

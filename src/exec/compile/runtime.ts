@@ -261,17 +261,159 @@ function trimSpaces(s: string, left: boolean, right: boolean): string {
 const regexCache = new Map<string, RegExp>();
 
 function regexpLike(s: string, pattern: string): boolean {
-  let re = regexCache.get(pattern);
+  return regex(pattern, 'u').test(s);
+}
+
+/** A cached regular expression (Trino's are Java's; the common syntax is the same). */
+function regex(pattern: string, flags: string): RegExp {
+  const key = `${flags}/${pattern}`;
+  let re = regexCache.get(key);
   if (!re) {
     try {
-      re = new RegExp(pattern, 'u');
+      re = new RegExp(pattern, flags);
     } catch (e) {
-      fail('INVALID_FUNCTION_ARGUMENT', `Invalid regular expression: ${(e as Error).message}`);
+      fail('INVALID_FUNCTION_ARGUMENT', (e as Error).message);
     }
     if (regexCache.size > 1000) regexCache.clear();
-    regexCache.set(pattern, re);
+    regexCache.set(key, re);
   }
-  return re.test(s);
+  re.lastIndex = 0;
+  return re;
+}
+
+/** regexp_replace: every match replaced; `$1` in the replacement is a group, as in Trino. */
+function regexpReplace(s: string, pattern: string, replacement: string): string {
+  return s.replace(regex(pattern, 'gu'), replacement);
+}
+
+const groupCounts = new Map<string, number>();
+
+/** regexp_extract: the first match (or its group), NULL when nothing matches. */
+function regexpExtract(s: string, pattern: string, group: number): string | null {
+  const re = regex(pattern, 'u');
+  let groups = groupCounts.get(pattern);
+  if (groups === undefined) {
+    // An alternative that matches the empty string shows how many groups the pattern has.
+    groups = (new RegExp(`(?:${pattern})|`, 'u').exec('') as RegExpExecArray).length - 1;
+    if (groupCounts.size > 1000) groupCounts.clear();
+    groupCounts.set(pattern, groups);
+  }
+  if (!Number.isInteger(group) || group < 0 || group > groups) fail('INVALID_FUNCTION_ARGUMENT', `Pattern has ${groups} groups. Cannot access group ${group}`);
+  const m = re.exec(s);
+  return m === null ? null : (m[group] ?? null);
+}
+
+function regexpCount(s: string, pattern: string): number {
+  let count = 0;
+  const re = regex(pattern, 'gu');
+  for (let m = re.exec(s); m !== null; m = re.exec(s)) {
+    count++;
+    if (m[0] === '') re.lastIndex++;
+  }
+  return count;
+}
+
+/** regexp_position: the 1-based code point position of the first match, -1 without one. */
+function regexpPosition(s: string, pattern: string): number {
+  const m = regex(pattern, 'u').exec(s);
+  return m === null ? -1 : [...s.slice(0, m.index)].length + 1;
+}
+
+function translate(s: string, from: string, to: string): string {
+  const source = [...from];
+  const target = [...to];
+  const map = new Map<string, string>();
+  source.forEach((c, i) => {
+    if (!map.has(c)) map.set(c, target[i] ?? '');
+  });
+  let out = '';
+  for (const c of s) out += map.get(c) ?? c;
+  return out;
+}
+
+function levenshtein(a: string, b: string): number {
+  const x = [...a];
+  const y = [...b];
+  let prev = Array.from({ length: y.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= x.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= y.length; j++) row.push(Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (x[i - 1] === y[j - 1] ? 0 : 1)));
+    prev = row;
+  }
+  return prev[y.length];
+}
+
+function hamming(a: string, b: string): number {
+  const x = [...a];
+  const y = [...b];
+  if (x.length !== y.length) fail('INVALID_FUNCTION_ARGUMENT', 'The input strings to hamming_distance function must have the same length');
+  let d = 0;
+  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) d++;
+  return d;
+}
+
+function codepoint(s: string): number {
+  const cps = [...s];
+  if (cps.length !== 1) fail('INVALID_FUNCTION_ARGUMENT', 'Input string must be a single character');
+  return cps[0].codePointAt(0) as number;
+}
+
+function chr(n: number): string {
+  if (!Number.isInteger(n) || n < 0 || n > 0x10ffff || (n >= 0xd800 && n <= 0xdfff)) fail('INVALID_FUNCTION_ARGUMENT', 'Not a valid Unicode code point: ' + n);
+  return String.fromCodePoint(n);
+}
+
+function lastDayOfMonth(days: number): number {
+  const [y, m] = civilFromDays(days);
+  return m === 12 ? daysFromCivil(y + 1, 1, 1) - 1 : daysFromCivil(y, m + 1, 1) - 1;
+}
+
+function widthBucket(x: number, lo: number, hi: number, buckets: number): number {
+  if (buckets <= 0) fail('INVALID_FUNCTION_ARGUMENT', 'bucketCount must be greater than 0');
+  if (lo === hi || !Number.isFinite(lo) || !Number.isFinite(hi) || Number.isNaN(x)) fail('INVALID_FUNCTION_ARGUMENT', 'bounds cannot equal each other and must be finite; operand must not be NaN');
+  if (lo < hi) {
+    if (x < lo) return 0;
+    if (x >= hi) return buckets + 1;
+    return Math.floor(((x - lo) * buckets) / (hi - lo)) + 1;
+  }
+  if (x > lo) return 0;
+  if (x <= hi) return buckets + 1;
+  return Math.floor(((lo - x) * buckets) / (lo - hi)) + 1;
+}
+
+/** Two's-complement 64-bit operations (bigints are exact up to 2^53 here, as everywhere). */
+function bitwise(op: string, a: number, b: number): number {
+  const x = BigInt.asIntN(64, BigInt(a));
+  const y = BigInt.asIntN(64, BigInt(b));
+  switch (op) {
+    case 'bitwise_and':
+      return Number(x & y);
+    case 'bitwise_or':
+      return Number(x | y);
+    case 'bitwise_xor':
+      return Number(x ^ y);
+    case 'bitwise_not':
+      return Number(~x);
+    default: {
+      if (b < 2 || b > 64) fail('INVALID_FUNCTION_ARGUMENT', 'Bits specified in bit_count must be between 2 and 64, got ' + b);
+      let v = BigInt.asUintN(b, x);
+      let n = 0;
+      for (; v > 0n; v >>= 1n) n += Number(v & 1n);
+      return n;
+    }
+  }
+}
+
+/** The errors TRY(x) turns into NULL, as Trino's TRY does; anything else is rethrown. */
+const TRY_ABSORBS = new Set<ErrorName>(['DIVISION_BY_ZERO', 'INVALID_CAST_ARGUMENT', 'INVALID_FUNCTION_ARGUMENT', 'NUMERIC_VALUE_OUT_OF_RANGE']);
+
+function tryFailure(e: unknown): void {
+  if (!(e instanceof EngineError) || !TRY_ABSORBS.has(e.errorName)) throw e;
+}
+
+function randomBelow(n: number): number {
+  if (n <= 0) fail('INVALID_FUNCTION_ARGUMENT', 'bound must be positive');
+  return Math.floor(Math.random() * n);
 }
 
 function datePart(unit: string, days: number): number {
@@ -438,6 +580,20 @@ export const runtime = {
   pad,
   trimSpaces,
   regexpLike,
+  regexpReplace,
+  regexpExtract,
+  regexpCount,
+  regexpPosition,
+  translate,
+  levenshtein,
+  hamming,
+  codepoint,
+  chr,
+  lastDayOfMonth,
+  widthBucket,
+  bitwise,
+  randomBelow,
+  tryFailure,
   reverse: (s: string) => [...s].reverse().join(''),
   datePart,
   dateTrunc,
