@@ -2,7 +2,7 @@
 // intermediate (partial) state columns, how to update from raw rows, merge states, and finalize.
 
 import { allocShared, readBit, type Column, type VarcharColumn } from '../data/page.js';
-import { BIGINT, BOOLEAN, DOUBLE, decimal, MAX_DECIMAL_PRECISION, type SqlType } from '../data/types.js';
+import { BIGINT, BOOLEAN, DOUBLE, decimal, MAX_DECIMAL_PRECISION, UNKNOWN, type SqlType } from '../data/types.js';
 import { roundHalfUp } from '../data/values.js';
 import type { AggregateSpec } from './specs.js';
 import { EngineError } from '../util/engine-error.js';
@@ -54,6 +54,10 @@ export function intermediateTypes(spec: AggregateSpec): SqlType[] {
     case 'stddev_samp':
     case 'stddev_pop':
       return [BIGINT, DOUBLE, DOUBLE];
+    case 'max_by':
+    case 'min_by':
+      // The chosen row's value and its key (NULL key: nothing chosen yet).
+      return [spec.type, spec.keyType ?? UNKNOWN];
   }
 }
 
@@ -587,6 +591,68 @@ function pairHash(g: number, v: number): number {
   return (h ^ (h >>> 16)) >>> 0;
 }
 
+/**
+ * max_by(x, y) / min_by(x, y): per group, x of the row with the largest (smallest) y; rows whose y
+ * is NULL are skipped, x may be NULL. The first row wins ties. State: the chosen x and y.
+ */
+class ByAccumulator implements Accumulator {
+  private values: (number | string | null)[] = [];
+  private keys: (number | string | undefined)[] = [];
+
+  constructor(
+    private readonly max: boolean,
+    private readonly type: SqlType,
+    private readonly keyType: SqlType,
+  ) {}
+
+  update(groups: Int32Array, n: number, args: readonly Column[], mask: Uint8Array | null): void {
+    const [x, y] = args;
+    const xs: ArrayLike<number | string> = isStringColumn(x) ? stringValues(x) : numericValues(x);
+    const xNulls = nullFlags(x);
+    const ys: ArrayLike<number | string> = isStringColumn(y) ? stringValues(y) : numericValues(y);
+    const yNulls = nullFlags(y);
+    const keys = this.keys;
+    for (let i = 0; i < n; i++) {
+      if ((mask !== null && mask[i] === 0) || (yNulls !== null && yNulls[i] === 1)) continue;
+      const g = groups[i];
+      const k = ys[i];
+      const best = keys[g];
+      if (best === undefined || (this.max ? k > best : k < best)) {
+        keys[g] = k;
+        this.values[g] = xNulls !== null && xNulls[i] === 1 ? null : xs[i];
+      }
+    }
+  }
+
+  merge(groups: Int32Array, n: number, states: readonly Column[]): void {
+    this.update(groups, n, states, null);
+  }
+
+  private column(type: SqlType, values: readonly (number | string | null | undefined)[], groupCount: number): Column {
+    if (type.id === 'varchar') return columnFromStrings(type, values as (string | null | undefined)[], groupCount);
+    const numbers = new Float64Array(groupCount);
+    const nulls = new Uint8Array(groupCount);
+    for (let g = 0; g < groupCount; g++) {
+      const v = values[g];
+      if (v === null || v === undefined) nulls[g] = 1;
+      else numbers[g] = v as number;
+    }
+    return columnFromNumbers(type, numbers, nulls, groupCount);
+  }
+
+  intermediate(groupCount: number): Column[] {
+    return [this.final(groupCount), this.column(this.keyType, this.keys, groupCount)];
+  }
+
+  final(groupCount: number): Column {
+    return this.column(this.type, this.values, groupCount);
+  }
+
+  memoryBytes(): number {
+    return this.keys.length * 64;
+  }
+}
+
 /** Feeds the wrapped accumulator only the first occurrence of each value per group (single step only). */
 class DistinctAccumulator implements Accumulator {
   /** Seen (group, value) pairs: open addressing over typed arrays; strings are interned to numbers first. */
@@ -719,6 +785,9 @@ function createPlainAccumulator(spec: AggregateSpec, argIsString: boolean): Accu
     case 'stddev_samp':
     case 'stddev_pop':
       return new VarianceAccumulator(spec.name);
+    case 'max_by':
+    case 'min_by':
+      return new ByAccumulator(spec.name === 'max_by', spec.type, spec.keyType ?? UNKNOWN);
     case 'min':
     case 'max':
     case 'arbitrary': {
@@ -792,6 +861,22 @@ export function rowStates(spec: AggregateSpec, args: readonly Column[], mask: Ui
       const means = new Float64Array(n);
       for (let i = 0; i < n; i++) means[i] = present(i) ? v[i] / scale : 0;
       return [columnFromNumbers(BIGINT, ones(), null, n), columnFromNumbers(DOUBLE, means, null, n), columnFromNumbers(DOUBLE, new Float64Array(n), null, n)];
+    }
+    case 'max_by':
+    case 'min_by': {
+      // The row itself is its state; a row a FILTER drops has no key.
+      const key = args[1];
+      if (mask === null) return [arg, key];
+      const keyType = spec.keyType ?? UNKNOWN;
+      const kept = (i: number): boolean => mask[i] === 1;
+      if (isStringColumn(key)) {
+        const strings = stringValues(key);
+        return [arg, columnFromStrings(keyType, strings.map((s, i) => (kept(i) ? s : null)), n)];
+      }
+      const keyNulls = nullFlags(key);
+      const dropped = new Uint8Array(n);
+      for (let i = 0; i < n; i++) dropped[i] = !kept(i) || (keyNulls !== null && keyNulls[i] === 1) ? 1 : 0;
+      return [arg, columnFromNumbers(keyType, numericValues(key), dropped, n)];
     }
   }
 }

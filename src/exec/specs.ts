@@ -10,6 +10,8 @@ export interface AggregateSpec {
   /** Input columns of the arguments (raw step) — ignored in the final step, which reads states. */
   readonly args: readonly number[];
   readonly argType: SqlType | null;
+  /** max_by/min_by: the type of the second argument, the one compared (its state travels too). */
+  readonly keyType?: SqlType;
   readonly filter: number | null;
   /** count(DISTINCT x) and the like: only the first occurrence of a value per group counts. */
   readonly distinct: boolean;

@@ -19,4 +19,6 @@ export const AGGREGATE_NAMES: ReadonlySet<string> = new Set([
   'var_pop',
   'approx_distinct',
   'count_if',
+  'max_by',
+  'min_by',
 ]);

@@ -843,6 +843,7 @@ function analyzeSelect(ast: AstNode, outerCtx: AnalysisContext, outer: Scope | u
         name: c.name,
         args: c.args.map((a) => slot(preResolve(a))),
         argType: c.args[0]?.type ?? null,
+        ...(c.args.length > 1 ? { keyType: c.args[1].type } : {}),
         distinct: c.distinct,
         filter: c.filter ? slot(preResolve(c.filter)) : null,
         type: c.type,

@@ -508,7 +508,7 @@ function bindFunction(node: AstNode, bc: BindContext): Expr {
   if (name === 'try_cast__' && argNodes.length === 1 && argNodes[0].type === 'cast') return bindCast(argNodes[0], bc, true);
   if (AGGREGATE_NAMES.has(name)) {
     // parse.ts marks `stddev(DISTINCT x)` (which the dialect parses as a plain call) in args.distinct.
-    const args = { expr: argNodes[0] ?? { type: 'star' }, distinct: node.args?.distinct ?? null };
+    const args = { expr: argNodes[0] ?? { type: 'star' }, more: argNodes.slice(1), distinct: node.args?.distinct ?? null };
     return bindAggregate({ ...node, type: 'aggr_func', name, args }, bc);
   }
   if (name === 'exists') throw new EngineError('NOT_SUPPORTED', 'EXISTS is supported only as a WHERE conjunct', loc(node) ?? locateName(ctx.sql, ['exists']));
@@ -577,6 +577,13 @@ function bindAggregate(node: AstNode, bc: BindContext): Expr {
     requireBoolean(cond, 'count_if argument', argNode, ctx);
     filter = filter ? { kind: 'and', args: [filter, cond], type: BOOLEAN } : cond;
     call = { name: 'count_star', args: [], type: BIGINT };
+  } else if (name === 'max_by' || name === 'min_by') {
+    const more = (node.args?.more ?? []) as AstNode[];
+    if (!argNode || argNode.type === 'star' || more.length !== 1) throw new EngineError('FUNCTION_NOT_FOUND', `${name}(x, y) takes two arguments`, loc(node) ?? locateName(ctx.sql, [name]));
+    const value = inner(argNode);
+    const by = inner(more[0]);
+    if (!isOrderable(by.type) && by.type.id !== 'unknown') throw new EngineError('TYPE_MISMATCH', `Unexpected parameters (${typeDisplayName(value.type)}, ${typeDisplayName(by.type)}) for function ${name}`, loc(node) ?? locateName(ctx.sql, [name]));
+    call = { name, args: [value, by], type: value.type };
   } else if (!argNode || argNode.type === 'star') {
     if (name !== 'count') throw new EngineError('FUNCTION_NOT_FOUND', `${name}(*) is not a valid aggregate call`, loc(node));
     call = { name: 'count_star', args: [], type: BIGINT };

@@ -150,6 +150,7 @@ export function eagerAggregation(input: EagerAggregationInput): PlanNode | undef
     name: c.name,
     args: c.args.map(slot),
     argType: c.args[0]?.type ?? null,
+    ...(c.args.length > 1 ? { keyType: c.args[1].type } : {}),
     distinct: c.distinct,
     filter: c.filter ? slot(c.filter) : null,
     type: c.type,

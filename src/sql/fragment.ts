@@ -222,7 +222,7 @@ class Fragmenter {
       }
       case 'aggregate': {
         const b = this.visit(node.input);
-        const aggregates: AggregateSpec[] = node.aggregates.map((a) => ({ name: a.name, args: a.args, argType: a.argType, filter: a.filter, distinct: a.distinct, type: a.type }));
+        const aggregates: AggregateSpec[] = node.aggregates.map((a) => ({ name: a.name, args: a.args, argType: a.argType, ...(a.keyType ? { keyType: a.keyType } : {}), filter: a.filter, distinct: a.distinct, type: a.type }));
         if (aggregates.some((a) => a.distinct)) {
           // DISTINCT aggregates need every row of a group in one place: gather, then aggregate once.
           const from = b.parallel ? this.finish(b) : undefined;

@@ -11,13 +11,15 @@ export interface Field {
   readonly type: SqlType;
 }
 
-export type AggregateName = 'count' | 'count_star' | 'sum' | 'avg' | 'min' | 'max' | 'bool_and' | 'bool_or' | 'arbitrary' | 'var_samp' | 'var_pop' | 'stddev_samp' | 'stddev_pop';
+export type AggregateName = 'count' | 'count_star' | 'sum' | 'avg' | 'min' | 'max' | 'bool_and' | 'bool_or' | 'arbitrary' | 'var_samp' | 'var_pop' | 'stddev_samp' | 'stddev_pop' | 'max_by' | 'min_by';
 
 export interface AggregateCall {
   readonly name: AggregateName;
   /** Input column indices of the arguments (none for count(*)). */
   readonly args: readonly number[];
   readonly argType: SqlType | null;
+  /** max_by/min_by: the type of the second argument, the one compared. */
+  readonly keyType?: SqlType;
   readonly distinct: boolean;
   /** Input column (boolean) of a FILTER (WHERE ...) clause, if any. */
   readonly filter: number | null;
