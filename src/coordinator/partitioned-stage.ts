@@ -8,7 +8,7 @@
 import { operatorOutputTypes, type DriverResult } from '../exec/pipeline.js';
 import { mergeOperatorStats, type OperatorStats } from '../exec/metrics.js';
 import type { SqlType } from '../data/types.js';
-import type { AggregateSpec, FragmentSpec } from '../exec/specs.js';
+import { needsAllRows, type AggregateSpec, type FragmentSpec } from '../exec/specs.js';
 
 /** Below this many input rows one driver is quicker than several each reading every row. */
 export const PARTITION_MIN_ROWS = 32 * 1024;
@@ -29,7 +29,7 @@ export interface PartitionedStage {
  * add their hashing, a gather and a pool round trip (Q13's and Q15's final steps).
  */
 function costlyPerRow(groupBy: readonly number[], aggregates: readonly AggregateSpec[], types: readonly SqlType[]): boolean {
-  return groupBy.length > 1 || aggregates.some((a) => a.distinct) || types[groupBy[0]].id === 'varchar';
+  return groupBy.length > 1 || aggregates.some(needsAllRows) || types[groupBy[0]].id === 'varchar';
 }
 
 /** How a blocking stage over `rows` input rows runs partitioned on `threads` threads; null when it does not. */

@@ -58,6 +58,9 @@ export function intermediateTypes(spec: AggregateSpec): SqlType[] {
     case 'min_by':
       // The chosen row's value and its key (NULL key: nothing chosen yet).
       return [spec.type, spec.keyType ?? UNKNOWN];
+    case 'approx_percentile':
+      // Never split into steps (needsAllRows); a passthrough state would be the value itself.
+      return [spec.type];
   }
 }
 
@@ -653,6 +656,58 @@ class ByAccumulator implements Accumulator {
   }
 }
 
+/**
+ * approx_percentile(x, p), answered exactly: each group's values kept, sorted at the end, and the
+ * one at rank ceil(p * n) taken (rank 1 for p = 0). Runs in a single step (needsAllRows).
+ */
+class PercentileAccumulator implements Accumulator {
+  private values: number[][] = [];
+  private percentage = NaN;
+
+  constructor(private readonly type: SqlType) {}
+
+  update(groups: Int32Array, n: number, args: readonly Column[], mask: Uint8Array | null): void {
+    if (n === 0) return;
+    const x = numericValues(args[0]);
+    const nulls = nullFlags(args[0]);
+    if (Number.isNaN(this.percentage)) this.percentage = numericValues(args[1])[0];
+    for (let i = 0; i < n; i++) {
+      if ((mask !== null && mask[i] === 0) || (nulls !== null && nulls[i] === 1)) continue;
+      const g = groups[i];
+      (this.values[g] ??= []).push(x[i]);
+    }
+  }
+
+  merge(): void {
+    throw new Error('approx_percentile runs in a single step');
+  }
+
+  intermediate(): Column[] {
+    throw new Error('approx_percentile runs in a single step');
+  }
+
+  final(groupCount: number): Column {
+    const out = new Float64Array(groupCount);
+    const nulls = new Uint8Array(groupCount);
+    for (let g = 0; g < groupCount; g++) {
+      const v = this.values[g];
+      if (v === undefined || v.length === 0) {
+        nulls[g] = 1;
+        continue;
+      }
+      const sorted = Float64Array.from(v).sort();
+      out[g] = sorted[Math.max(0, Math.ceil(this.percentage * sorted.length) - 1)];
+    }
+    return columnFromNumbers(this.type, out, nulls, groupCount);
+  }
+
+  memoryBytes(): number {
+    let n = 0;
+    for (const v of this.values) n += v === undefined ? 0 : v.length;
+    return n * 8 + this.values.length * 32;
+  }
+}
+
 /** Feeds the wrapped accumulator only the first occurrence of each value per group (single step only). */
 class DistinctAccumulator implements Accumulator {
   /** Seen (group, value) pairs: open addressing over typed arrays; strings are interned to numbers first. */
@@ -785,6 +840,8 @@ function createPlainAccumulator(spec: AggregateSpec, argIsString: boolean): Accu
     case 'stddev_samp':
     case 'stddev_pop':
       return new VarianceAccumulator(spec.name);
+    case 'approx_percentile':
+      return new PercentileAccumulator(spec.type);
     case 'max_by':
     case 'min_by':
       return new ByAccumulator(spec.name === 'max_by', spec.type, spec.keyType ?? UNKNOWN);
@@ -862,6 +919,8 @@ export function rowStates(spec: AggregateSpec, args: readonly Column[], mask: Ui
       for (let i = 0; i < n; i++) means[i] = present(i) ? v[i] / scale : 0;
       return [columnFromNumbers(BIGINT, ones(), null, n), columnFromNumbers(DOUBLE, means, null, n), columnFromNumbers(DOUBLE, new Float64Array(n), null, n)];
     }
+    case 'approx_percentile':
+      throw new Error('approx_percentile runs in a single step');
     case 'max_by':
     case 'min_by': {
       // The row itself is its state; a row a FILTER drops has no key.

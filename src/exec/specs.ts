@@ -19,6 +19,14 @@ export interface AggregateSpec {
   readonly type: SqlType;
 }
 
+/**
+ * Whether an aggregate needs every row of a group in one place (no partial and final steps):
+ * DISTINCT ones, and approx_percentile, which keeps its groups' values.
+ */
+export function needsAllRows(a: Pick<AggregateSpec, 'name' | 'distinct'>): boolean {
+  return a.distinct || a.name === 'approx_percentile';
+}
+
 /** A frame bound: UNBOUNDED PRECEDING/FOLLOWING, CURRENT ROW, or an offset in rows. */
 export interface FrameBound {
   readonly kind: 'unboundedPreceding' | 'preceding' | 'currentRow' | 'following' | 'unboundedFollowing';

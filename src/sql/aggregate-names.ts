@@ -21,4 +21,5 @@ export const AGGREGATE_NAMES: ReadonlySet<string> = new Set([
   'count_if',
   'max_by',
   'min_by',
+  'approx_percentile',
 ]);

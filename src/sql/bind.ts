@@ -577,6 +577,18 @@ function bindAggregate(node: AstNode, bc: BindContext): Expr {
     requireBoolean(cond, 'count_if argument', argNode, ctx);
     filter = filter ? { kind: 'and', args: [filter, cond], type: BOOLEAN } : cond;
     call = { name: 'count_star', args: [], type: BIGINT };
+  } else if (name === 'approx_percentile') {
+    // Answered exactly: the value at rank ceil(p * n) of the group's sorted values (as DuckDB's
+    // quantile_disc). The percentage travels as a constant second argument.
+    const more = (node.args?.more ?? []) as AstNode[];
+    if (!argNode || argNode.type === 'star' || more.length !== 1) throw new EngineError('FUNCTION_NOT_FOUND', 'approx_percentile(x, percentage) takes two arguments', loc(node) ?? locateName(ctx.sql, [name]));
+    const value = inner(argNode);
+    const percentage = inner(more[0]);
+    if (!isNumeric(value.type) && value.type.id !== 'unknown') throw new EngineError('TYPE_MISMATCH', `Unexpected parameters (${typeDisplayName(value.type)}, ${typeDisplayName(percentage.type)}) for function ${name}`, loc(node) ?? locateName(ctx.sql, [name]));
+    // Decimal literals hold scaled integers.
+    const p = percentage.kind !== 'literal' ? NaN : Number(percentage.value) / (percentage.type.id === 'decimal' ? 10 ** (percentage.type.scale ?? 0) : 1);
+    if (!(p >= 0 && p <= 1)) throw new EngineError('INVALID_FUNCTION_ARGUMENT', 'Percentile must be a constant between 0 and 1', loc(more[0]) ?? loc(node));
+    call = { name, args: [value, { kind: 'literal', value: p, type: DOUBLE }], type: value.type.id === 'unknown' ? DOUBLE : value.type };
   } else if (name === 'max_by' || name === 'min_by') {
     const more = (node.args?.more ?? []) as AstNode[];
     if (!argNode || argNode.type === 'star' || more.length !== 1) throw new EngineError('FUNCTION_NOT_FOUND', `${name}(x, y) takes two arguments`, loc(node) ?? locateName(ctx.sql, [name]));

@@ -9,7 +9,7 @@ import type { Page } from '../data/page.js';
 import type { SqlType } from '../data/types.js';
 import type { TableMetadata } from '../connectors/catalog.js';
 import { operatorOutputTypes } from '../exec/pipeline.js';
-import type { AggregateSpec, FragmentSpec, OperatorSpec, SourceSpec } from '../exec/specs.js';
+import { needsAllRows, type AggregateSpec, type FragmentSpec, type OperatorSpec, type SourceSpec } from '../exec/specs.js';
 import { EngineError } from '../util/engine-error.js';
 import { mentionsNondeterministic, referencedColumns, remapColumns, type Expr } from './ir.js';
 import { estimateRows, inputsOf, planText, type Field, type PlanNode } from './plan.js';
@@ -223,8 +223,8 @@ class Fragmenter {
       case 'aggregate': {
         const b = this.visit(node.input);
         const aggregates: AggregateSpec[] = node.aggregates.map((a) => ({ name: a.name, args: a.args, argType: a.argType, ...(a.keyType ? { keyType: a.keyType } : {}), filter: a.filter, distinct: a.distinct, type: a.type }));
-        if (aggregates.some((a) => a.distinct)) {
-          // DISTINCT aggregates need every row of a group in one place: gather, then aggregate once.
+        if (aggregates.some(needsAllRows)) {
+          // DISTINCT aggregates (and approx_percentile) need every row of a group in one place: gather, then aggregate once.
           const from = b.parallel ? this.finish(b) : undefined;
           const q = from === undefined ? b : this.exchange(from, b.types);
           this.push(q, { op: 'aggregate', step: 'single', groupBy: node.groupBy, aggregates });
