@@ -14,6 +14,7 @@ import {
   WINDOW_BASE,
   aggregateSignature,
   bindExpr,
+  call,
   coerce,
   columnParts,
   identifierValue,
@@ -158,14 +159,14 @@ function analyzeFrom(from: AstNode[], ctx: AnalysisContext, outer: Scope | undef
   for (const item of from) {
     const rel = analyzeRelation(item, ctx);
     const joinKind = String(item.join ?? '').toUpperCase().replace(/\s+OUTER/u, '');
-    if (item.using) throw new EngineError('NOT_SUPPORTED', 'JOIN ... USING is not supported yet; use ON', loc(item) ?? locateName(ctx.sql, ['using']));
+    const using = item.using ? joinUsing(item, fields, rel.fields, joinKind, ctx) : null;
     if (joinKind.startsWith('NATURAL')) throw new EngineError('NOT_SUPPORTED', 'NATURAL JOIN is not supported', loc(item));
     if (joinKind === 'LEFT JOIN' || joinKind === 'RIGHT JOIN' || joinKind === 'FULL JOIN') {
       const left = planJoinGroup(relations, conditions);
       const leftWidth = fields.length;
-      const allFields = [...fields, ...rel.fields];
+      const allFields = using ? using.fields : [...fields, ...rel.fields];
       const scope = new Scope(allFields, outer);
-      const on = item.on ? bindExpr(item.on, { scope, ctx, aggregates: null, subqueries: null }) : null;
+      const on = using ? using.on : item.on ? bindExpr(item.on, { scope, ctx, aggregates: null, subqueries: null }) : null;
       if (on) requireBoolean(on, 'JOIN condition', item.on, ctx);
       plannedOuterJoin: {
         const leftKeys: Expr[] = [];
@@ -215,6 +216,15 @@ function analyzeFrom(from: AstNode[], ctx: AnalysisContext, outer: Scope | undef
         );
         const joined: PlanNode = { kind: 'union', inputs: [leftJoined, extended], fields: leftJoined.fields };
         relations = [{ plan: joined, offset: 0, width: allFields.length }];
+        if (using && using.coalesced.length > 0) {
+          // FULL JOIN ... USING: each key is the non-NULL one of its two copies, after all fields.
+          const exprs = [...allFields.map((f, i) => col(i, f.type)), ...using.coalesced.map((c) => c.expr)];
+          const names = [...allFields.map((f) => f.name), ...using.coalesced.map((c) => c.field.name)];
+          relations = [{ plan: project(joined, exprs, names), offset: 0, width: exprs.length }];
+          fields = [...allFields, ...using.coalesced.map((c) => c.field)];
+          conditions = [];
+          continue;
+        }
       }
       fields = allFields;
       conditions = [];
@@ -224,6 +234,11 @@ function analyzeFrom(from: AstNode[], ctx: AnalysisContext, outer: Scope | undef
       throw new EngineError('NOT_SUPPORTED', `${joinKind} is not supported`, loc(item));
     }
     relations.push({ plan: rel.plan, offset: fields.length, width: rel.fields.length, primaryKey: rel.primaryKey });
+    if (using) {
+      fields = using.fields;
+      if (using.on) conditions.push(using.on);
+      continue;
+    }
     fields = [...fields, ...rel.fields];
     if (item.on) {
       const on = bindExpr(item.on, { scope: new Scope(fields, outer), ctx, aggregates: null, subqueries: null });
@@ -232,6 +247,42 @@ function analyzeFrom(from: AstNode[], ctx: AnalysisContext, outer: Scope | undef
     }
   }
   return { scope: new Scope(fields, outer), relations, conditions };
+}
+
+/**
+ * JOIN ... USING (c, ...): the equalities of each named column's left and right copy, and the
+ * joined fields with one copy visible per column (the preserved side's; a FULL join adds
+ * coalesce(left, right) after all fields, which `coalesced` lists) and the other reachable only
+ * qualified. An unqualified `*` lists the USING columns first, as Trino does.
+ */
+function joinUsing(item: AstNode, left: readonly ScopeField[], right: readonly ScopeField[], joinKind: string, ctx: AnalysisContext): { on: Expr | null; fields: ScopeField[]; coalesced: { expr: Expr; field: ScopeField }[] } {
+  const names = (item.using as AstNode[]).map((u) => String(u.value ?? u).toLowerCase());
+  const fields: ScopeField[] = [...left, ...right];
+  const conjuncts: Expr[] = [];
+  const coalesced: { expr: Expr; field: ScopeField }[] = [];
+  const where = loc(item) ?? locateName(ctx.sql, ['using']);
+  names.forEach((name, rank) => {
+    if (names.indexOf(name) !== rank) throw new EngineError('DUPLICATE_COLUMN_NAME', `Column '${name}' appears multiple times in USING clause`, where);
+    const l = left.flatMap((f, i) => (f.name === name && f.hidden !== true ? [i] : []));
+    const r = right.flatMap((f, i) => (f.name === name ? [i] : []));
+    if (l.length === 0) throw new EngineError('COLUMN_NOT_FOUND', `Column '${name}' is missing from left side of join`, where);
+    if (r.length === 0) throw new EngineError('COLUMN_NOT_FOUND', `Column '${name}' is missing from right side of join`, where);
+    if (l.length > 1 || r.length > 1) throw new EngineError('AMBIGUOUS_NAME', `Column '${name}' is ambiguous`, where);
+    const li = l[0];
+    const ri = left.length + r[0];
+    conjuncts.push(call('$eq', [col(li, fields[li].type), col(ri, fields[ri].type)], item, ctx));
+    if (joinKind === 'FULL JOIN') {
+      const type = commonSuperType(fields[li].type, fields[ri].type) ?? fields[li].type;
+      coalesced.push({ expr: { kind: 'coalesce', args: [coerce(col(li, fields[li].type), type), coerce(col(ri, fields[ri].type), type)], type }, field: { name, relation: undefined, type, usingRank: rank } });
+      fields[li] = { ...fields[li], hidden: true };
+      fields[ri] = { ...fields[ri], hidden: true };
+    } else {
+      const [shown, other] = joinKind === 'RIGHT JOIN' ? [ri, li] : [li, ri];
+      fields[shown] = { ...fields[shown], usingRank: rank };
+      fields[other] = { ...fields[other], hidden: true };
+    }
+  });
+  return { on: andAll(conjuncts), fields, coalesced };
 }
 
 function sideOf(e: Expr, leftWidth: number): 'left' | 'right' | 'both' | 'none' {
@@ -766,7 +817,9 @@ function analyzeSelect(ast: AstNode, outerCtx: AnalysisContext, outer: Scope | u
     const e = c.expr as AstNode;
     if (e.type === 'column_ref' && e.column === '*') {
       const qualifier = e.table ? identifierValue(e.table).toLowerCase() : undefined;
-      const fields = scope.fields.map((f, i) => ({ f, i })).filter(({ f }) => qualifier === undefined || f.relation === qualifier);
+      let fields = scope.fields.map((f, i) => ({ f, i })).filter(({ f }) => (qualifier === undefined ? f.hidden !== true : f.relation === qualifier));
+      // JOIN ... USING columns first, in their USING order.
+      if (qualifier === undefined) fields = [...fields.filter(({ f }) => f.usingRank !== undefined).sort((a, b) => (a.f.usingRank as number) - (b.f.usingRank as number)), ...fields.filter(({ f }) => f.usingRank === undefined)];
       if (qualifier !== undefined && fields.length === 0) throw new EngineError('TABLE_NOT_FOUND', `Table '${qualifier}' not found`, locateName(ctx.sql, [qualifier]));
       if (fields.length === 0) throw new EngineError('NOT_SUPPORTED', 'SELECT * not allowed in queries without FROM clause', loc(e) ?? { lineNumber: 1, columnNumber: 8 });
       for (const { f, i } of fields) items.push({ ast: null, expr: col(i, f.type), name: f.name, alias: false });

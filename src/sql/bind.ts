@@ -139,7 +139,7 @@ export function coerce(e: Expr, to: SqlType): Expr {
   return { kind: 'cast', arg: e, type: to, safe: false };
 }
 
-function call(name: string, args: Expr[], node: AstNode, ctx: AnalysisContext): Expr {
+export function call(name: string, args: Expr[], node: AstNode, ctx: AnalysisContext): Expr {
   let resolution;
   try {
     resolution = resolveFunction(name, args.map((a) => a.type));

@@ -9,6 +9,10 @@ export interface ScopeField {
   readonly name: string;
   readonly relation: string | undefined;
   readonly type: SqlType;
+  /** A JOIN ... USING column's other copy: reachable qualified only, not listed by an unqualified `*`. */
+  readonly hidden?: boolean;
+  /** A JOIN ... USING column: an unqualified `*` lists these first, by this rank. */
+  readonly usingRank?: number;
 }
 
 export interface Resolved {
@@ -29,7 +33,7 @@ export class Scope {
     const qualifier = parts.length > 1 ? parts[parts.length - 2].toLowerCase() : undefined;
     const matches: number[] = [];
     this.fields.forEach((f, i) => {
-      if (f.name === name && (qualifier === undefined || f.relation === qualifier)) matches.push(i);
+      if (f.name === name && (qualifier === undefined ? f.hidden !== true : f.relation === qualifier)) matches.push(i);
     });
     if (matches.length > 1) throw new EngineError('AMBIGUOUS_NAME', `Column '${parts.join('.')}' is ambiguous`, locateName(sql, parts));
     return matches.length === 0 ? undefined : { index: matches[0], type: this.fields[matches[0]].type };
