@@ -39,7 +39,7 @@ const CASES: ErrorCase[] = [
   { sql: 'select * from nosuchcatalog.tiny.nation', name: 'CATALOG_NOT_FOUND', code: 44, message: /Catalog 'nosuchcatalog'/ },
   { sql: 'select * from tpch.nosuchschema.nation', name: 'SCHEMA_NOT_FOUND', code: 45, message: /Schema 'nosuchschema' does not exist/ },
   { sql: 'select nosuchfn(1)', name: 'FUNCTION_NOT_FOUND', code: 6, message: /Function 'nosuchfn' not registered/ },
-  { sql: 'select * from nation n join region r using (regionkey)', name: 'NOT_SUPPORTED', code: 13, message: /USING is not supported/ },
+  { sql: 'with recursive t(n) as (select 1) select * from t', name: 'NOT_SUPPORTED', code: 13, message: /Recursive WITH queries are not supported/ },
   {
     sql: 'select (select max(r.regionkey) from region r where r.regionkey < n.regionkey) from nation n',
     name: 'NOT_SUPPORTED',

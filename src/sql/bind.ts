@@ -515,6 +515,10 @@ function bindFunction(node: AstNode, bc: BindContext): Expr {
   if ((name === 'current_date' || name === 'current_timestamp' || name === 'now' || name === 'localtimestamp') && argNodes.length === 0) {
     return currentTime(name === 'current_date' ? 'current_date' : 'current_timestamp', ctx);
   }
+  // position(substring IN string) arrives as three arguments, the middle one the keyword.
+  if (name === 'position' && argNodes.length === 3 && argNodes[1].type === 'origin' && String(argNodes[1].value).toLowerCase() === 'in') {
+    return call('strpos', [bindExpr(argNodes[2], bc), bindExpr(argNodes[0], bc)], node, ctx);
+  }
   const args = argNodes.map((a) => bindExpr(a, bc));
   if (name === 'grouping') {
     if (!bc.aggregates) throw new EngineError('GENERIC_USER_ERROR', 'grouping() may be used only in an aggregation query (SELECT, HAVING, ORDER BY)', loc(node) ?? locateName(ctx.sql, ['grouping']));

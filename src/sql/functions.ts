@@ -187,6 +187,12 @@ const FUNCTIONS: Record<string, FunctionDef> = {
     signatures: ['last_day_of_month(date)', 'last_day_of_month(timestamp)'],
     resolve: (args) => (args.length === 1 && isDateLike(args[0]) ? { argTypes: args, type: DATE } : undefined),
   },
+  date_format: {
+    signatures: ['date_format(timestamp, varchar)'],
+    resolve: (args) => (args.length === 2 && (isDateLike(args[0]) || args[0].id === 'unknown') && (args[1].id === 'varchar' || args[1].id === 'unknown') ? { argTypes: [TIMESTAMP, VARCHAR], type: VARCHAR } : undefined),
+  },
+  date_parse: { signatures: ['date_parse(varchar, varchar)'], resolve: varcharFn(2, TIMESTAMP) },
+  from_iso8601_date: { signatures: ['from_iso8601_date(varchar)'], resolve: varcharFn(1, DATE) },
   to_unixtime: { signatures: ['to_unixtime(timestamp)'], resolve: (args) => (args.length === 1 && args[0].id === 'timestamp' ? { argTypes: args, type: DOUBLE } : undefined) },
   doy: { signatures: ['doy(date)'], resolve: datePart },
   hour: { signatures: ['hour(timestamp)'], resolve: timePart },

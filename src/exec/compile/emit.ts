@@ -427,6 +427,12 @@ export class KernelBuilder {
         return `rt.lastDayOfMonth(${t[0].id === 'timestamp' ? `Math.floor(${a} / 86400000)` : a})`;
       case 'to_unixtime':
         return `(${a} / 1000)`;
+      case 'date_format':
+        return `rt.dateFormat(${a}, ${b})`;
+      case 'date_parse':
+        return `rt.dateParse(${a}, ${b})`;
+      case 'from_iso8601_date':
+        return `rt.isoDate(${a})`;
       case 'lower':
         return `rt.lower(${a})`;
       case 'upper':

@@ -9,6 +9,8 @@ import {
   castValue,
   civilFromDays,
   daysFromCivil,
+  daysInMonth,
+  parseDateLiteral,
   MS_PER_DAY,
   POW10,
   roundHalfUp,
@@ -411,6 +413,118 @@ function tryFailure(e: unknown): void {
   if (!(e instanceof EngineError) || !TRY_ABSORBS.has(e.errorName)) throw e;
 }
 
+const MONTH_NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const DAY_NAMES = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'];
+
+/** date_format(timestamp, format): MySQL's specifiers, as Trino implements them (the common ones). */
+function dateFormat(ms: number, format: string): string {
+  const days = Math.floor(ms / MS_PER_DAY);
+  const [y, m, d] = civilFromDays(days);
+  const within = ms - days * MS_PER_DAY;
+  const h = Math.floor(within / 3_600_000);
+  const mi = Math.floor((within % 3_600_000) / 60_000);
+  const s = Math.floor((within % 60_000) / 1000);
+  const frac = within % 1000;
+  const dow = ((((days + 3) % 7) + 7) % 7) + 1; // ISO: Monday = 1
+  const two = (n: number): string => String(n).padStart(2, '0');
+  const h12 = h % 12 === 0 ? 12 : h % 12;
+  let out = '';
+  for (let i = 0; i < format.length; i++) {
+    const c = format[i];
+    if (c !== '%' || i + 1 === format.length) {
+      out += c;
+      continue;
+    }
+    const f = format[++i];
+    switch (f) {
+      case 'Y': out += String(y).padStart(4, '0'); break;
+      case 'y': out += two(y % 100); break;
+      case 'm': out += two(m); break;
+      case 'c': out += String(m); break;
+      case 'M': out += MONTH_NAMES[m - 1]; break;
+      case 'b': out += MONTH_NAMES[m - 1].slice(0, 3); break;
+      case 'd': out += two(d); break;
+      case 'e': out += String(d); break;
+      case 'j': out += String(datePart('day_of_year', days)).padStart(3, '0'); break;
+      case 'W': out += DAY_NAMES[dow - 1]; break;
+      case 'a': out += DAY_NAMES[dow - 1].slice(0, 3); break;
+      case 'H': out += two(h); break;
+      case 'k': out += String(h); break;
+      case 'h': case 'I': out += two(h12); break;
+      case 'l': out += String(h12); break;
+      case 'i': out += two(mi); break;
+      case 's': case 'S': out += two(s); break;
+      case 'f': out += String(frac * 1000).padStart(6, '0'); break;
+      case 'p': out += h < 12 ? 'AM' : 'PM'; break;
+      case 'T': out += `${two(h)}:${two(mi)}:${two(s)}`; break;
+      case 'r': out += `${two(h12)}:${two(mi)}:${two(s)} ${h < 12 ? 'AM' : 'PM'}`; break;
+      case '%': out += '%'; break;
+      default: fail('INVALID_FUNCTION_ARGUMENT', `%${f} not supported in date format string`);
+    }
+  }
+  return out;
+}
+
+/** date_parse(string, format): the inverse of dateFormat for its numeric specifiers. */
+function dateParse(text: string, format: string): number {
+  let y = 1970;
+  let m = 1;
+  let d = 1;
+  let h = 0;
+  let mi = 0;
+  let s = 0;
+  let ms = 0;
+  let pm: boolean | undefined;
+  let at = 0;
+  const bad = (): never => fail('INVALID_FUNCTION_ARGUMENT', `Invalid format: "${text}"`);
+  const digits = (max: number): number => {
+    const m0 = /^\d+/u.exec(text.slice(at, at + max));
+    if (!m0) bad();
+    at += (m0 as RegExpExecArray)[0].length;
+    return Number((m0 as RegExpExecArray)[0]);
+  };
+  for (let i = 0; i < format.length; i++) {
+    const c = format[i];
+    if (c !== '%' || i + 1 === format.length) {
+      if (text[at] !== c) bad();
+      at++;
+      continue;
+    }
+    const f = format[++i];
+    switch (f) {
+      case 'Y': y = digits(4); break;
+      case 'y': y = 2000 + digits(2); if (y > 2069) y -= 100; break;
+      case 'm': case 'c': m = digits(2); break;
+      case 'd': case 'e': d = digits(2); break;
+      case 'H': case 'k': h = digits(2); break;
+      case 'h': case 'I': case 'l': h = digits(2) % 12; break;
+      case 'i': mi = digits(2); break;
+      case 's': case 'S': s = digits(2); break;
+      case 'f': { const start = at; const v = digits(6); ms = Math.floor(v / 10 ** (at - start - 3)); break; }
+      case 'p': {
+        const word = text.slice(at, at + 2).toUpperCase();
+        if (word !== 'AM' && word !== 'PM') bad();
+        pm = word === 'PM';
+        at += 2;
+        break;
+      }
+      case 'T': h = digits(2); if (text[at++] !== ':') bad(); mi = digits(2); if (text[at++] !== ':') bad(); s = digits(2); break;
+      case '%': if (text[at++] !== '%') bad(); break;
+      default: fail('INVALID_FUNCTION_ARGUMENT', `%${f} not supported in date parse string`);
+    }
+  }
+  if (at !== text.length) bad();
+  if (pm !== undefined) h = (h % 12) + (pm ? 12 : 0);
+  if (m < 1 || m > 12 || d < 1 || d > daysInMonth(y, m) || h > 23 || mi > 59 || s > 59) bad();
+  return daysFromCivil(y, m, d) * MS_PER_DAY + h * 3_600_000 + mi * 60_000 + s * 1000 + ms;
+}
+
+function isoDate(text: string): number {
+  const days = parseDateLiteral(text);
+  if (days === undefined) fail('INVALID_FUNCTION_ARGUMENT', `Invalid format: "${text}"`);
+  return days as number;
+}
+
 function randomBelow(n: number): number {
   if (n <= 0) fail('INVALID_FUNCTION_ARGUMENT', 'bound must be positive');
   return Math.floor(Math.random() * n);
@@ -593,6 +707,9 @@ export const runtime = {
   widthBucket,
   bitwise,
   randomBelow,
+  dateFormat,
+  dateParse,
+  isoDate,
   tryFailure,
   reverse: (s: string) => [...s].reverse().join(''),
   datePart,
