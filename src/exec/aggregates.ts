@@ -275,9 +275,32 @@ class NumericAccumulator implements Accumulator {
       }
       return;
     }
+    if (this.fold === 'min' || this.fold === 'max') {
+      this.extreme(groups, n, v, mask, nulls, this.fold === 'max');
+      return;
+    }
     for (let i = 0; i < n; i++) {
       if ((mask !== null && mask[i] === 0) || (nulls !== null && nulls[i] === 1)) continue;
       this.apply(groups[i], v[i]);
+    }
+  }
+
+  /**
+   * min/max in a loop of their own (apply's per-row switch cost 14 ns a row: max(orderkey) over
+   * 730k orders); the state arrays in locals, no mask or NULL test when there are none.
+   */
+  private extreme(groups: Int32Array, n: number, v: Float64Array, mask: Uint8Array | null, nulls: Uint8Array | null, max: boolean): void {
+    const values = this.state.values;
+    const empty = this.state.empty;
+    const all = mask === null && nulls === null;
+    for (let i = 0; i < n; i++) {
+      if (!all && ((mask !== null && mask[i] === 0) || (nulls !== null && nulls[i] === 1))) continue;
+      const g = groups[i];
+      const x = v[i];
+      if (empty[g] === 1) {
+        values[g] = x;
+        empty[g] = 0;
+      } else if (max ? x > values[g] : x < values[g]) values[g] = x;
     }
   }
 
