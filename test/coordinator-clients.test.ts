@@ -124,6 +124,23 @@ describe('trino-client 0.2.9', () => {
     expect(rows).toEqual([[10000]]);
   });
 
+  it('follows SET SESSION / RESET SESSION through X-Trino-Set-Session / X-Trino-Clear-Session', async () => {
+    const client = trino();
+    const plan = async (): Promise<string> => String((await collect(await client.query('EXPLAIN SELECT count(*) FROM nation n, region r WHERE n.regionkey = r.regionkey'))).rows[0]?.[0]);
+    const set = await collect(await client.query("SET SESSION disabled_rules = 'prune_columns'"));
+    expect(set.pages.at(-1)?.updateType).toBe('SET SESSION');
+    // The client now sends the property: without column pruning the scans keep every column.
+    const off = await plan();
+    expect((await collect(await client.query('SHOW SESSION'))).rows[0]?.[1]).toBe('prune_columns');
+    await collect(await client.query('RESET SESSION disabled_rules'));
+    const on = await plan();
+    expect(off).not.toEqual(on);
+    expect(off).toMatch(/comment/u);
+    expect(on).not.toMatch(/comment/u);
+    const bad = await collect(await client.query("SET SESSION no_such_property = '1'"));
+    expect(bad.pages.at(-1)?.error?.errorName).toBe('INVALID_SESSION_PROPERTY');
+  });
+
   it('cancel(id) sends DELETE /v1/query/{id}; the query ends FAILED with USER_CANCELED', async () => {
     const client = trino();
     const iter = await client.query('SELECT * FROM lineitem');

@@ -6,12 +6,13 @@ import type { CatalogRegistry, Split } from '../connectors/catalog.js';
 import { pageFromRows } from '../connectors/rows.js';
 import type { TpchConnector } from '../connectors/tpch/connector.js';
 import type { Page } from '../data/page.js';
-import { VARCHAR, typeDisplayName, type SqlType } from '../data/types.js';
+import { BOOLEAN, VARCHAR, typeDisplayName, type SqlType } from '../data/types.js';
 import { likeMatcher } from '../exec/compile/runtime.js';
 import type { WorkerPool } from '../exec/pool.js';
 import { analyzeQuery, resolveTableName, type AnalysisContext, type PlanDependencies } from '../sql/analyze.js';
 import { isWriteStatement } from '../sql/ddl.js';
 import { explainAnalyze, explainDistributed, explainLogical } from '../sql/explain.js';
+import { functionList } from '../sql/function-list.js';
 import { fragmentPlan, rowsPlan, type QueryPlan, type StagePlan } from '../sql/fragment.js';
 import { RULE_NAMES } from '../sql/optimize/index.js';
 import { parseStatement, type Statement } from '../sql/parse.js';
@@ -258,6 +259,32 @@ export class QueryManager implements QueryDriver {
         const table = resolveTableName(statement.table, ctx);
         return this.rows(['Column', 'Type', 'Extra', 'Comment'], [VARCHAR, VARCHAR, VARCHAR, VARCHAR], table.columns.map((c) => [c.name, typeDisplayName(c.type), '', '']));
       }
+      case 'setSession': {
+        if (statement.name !== DISABLED_RULES) throw new EngineError('INVALID_SESSION_PROPERTY', `Session property '${statement.name}' does not exist`, { lineNumber: 1, columnNumber: 1 });
+        // Checked now, as a header-borne value is: a bad value fails here, not in later queries.
+        disabledRules({ [DISABLED_RULES]: statement.value });
+        query.sessionUpdates.setSession = { name: statement.name, value: statement.value };
+        query.updateType = 'SET SESSION';
+        query.names = [];
+        query.types = [];
+        return undefined;
+      }
+      case 'resetSession': {
+        if (statement.name !== DISABLED_RULES) throw new EngineError('INVALID_SESSION_PROPERTY', `Session property '${statement.name}' does not exist`, { lineNumber: 1, columnNumber: 1 });
+        query.sessionUpdates.resetSession = statement.name;
+        query.updateType = 'RESET SESSION';
+        query.names = [];
+        query.types = [];
+        return undefined;
+      }
+      case 'showFunctions':
+        return this.rows(
+          ['Function', 'Return Type', 'Argument Types', 'Function Type', 'Deterministic', 'Description'],
+          [VARCHAR, VARCHAR, VARCHAR, VARCHAR, BOOLEAN, VARCHAR],
+          functionList()
+            .filter((f) => statement.like === undefined || filterLike([f.name], statement.like).length > 0)
+            .map((f) => [f.name, f.returnType, f.argumentTypes, f.kind, f.deterministic, '']),
+        );
       case 'showSession':
         return this.rows(
           ['Name', 'Value', 'Default', 'Type', 'Description'],

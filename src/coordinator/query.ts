@@ -64,6 +64,10 @@ export interface QueryDriver {
 export interface SessionUpdates {
   setCatalog?: string;
   setSchema?: string;
+  /** SET SESSION: the property the client adds to its session header. */
+  setSession?: { readonly name: string; readonly value: string };
+  /** RESET SESSION: the property the client drops. */
+  resetSession?: string;
 }
 
 /** How long an answer carrying the last rows waits for the query to finish, to be the final answer. */
@@ -323,6 +327,9 @@ export class Query {
     const h: Record<string, string> = {};
     if (this.sessionUpdates.setCatalog !== undefined) h[`${p}Set-Catalog`] = this.sessionUpdates.setCatalog;
     if (this.sessionUpdates.setSchema !== undefined) h[`${p}Set-Schema`] = this.sessionUpdates.setSchema;
+    const set = this.sessionUpdates.setSession;
+    if (set !== undefined) h[`${p}Set-Session`] = `${set.name}=${encodeURIComponent(set.value)}`;
+    if (this.sessionUpdates.resetSession !== undefined) h[`${p}Clear-Session`] = this.sessionUpdates.resetSession;
     return h;
   }
 }

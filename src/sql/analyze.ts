@@ -573,6 +573,8 @@ const PERCENT_RANK_SENTINEL = -101;
 const CUME_DIST_SENTINEL = -102;
 const RANKING = new Set(['row_number', 'rank', 'dense_rank', 'percent_rank', 'cume_dist', 'ntile']);
 const VALUE_FUNCTIONS = new Set(['lag', 'lead', 'first_value', 'last_value', 'nth_value']);
+/** The window-only functions (aggregates also run as window functions). */
+export const WINDOW_FUNCTION_NAMES: readonly string[] = [...RANKING, ...VALUE_FUNCTIONS];
 
 function parseBound(node: AstNode | undefined, ctx: AnalysisContext): FrameBound {
   const text = String(node?.value ?? '').trim().toUpperCase();

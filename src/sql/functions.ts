@@ -346,6 +346,13 @@ export class FunctionResolutionError extends Error {
   }
 }
 
+/** Every scalar function's name and signatures (operators left out), for SHOW FUNCTIONS. */
+export function scalarFunctionSignatures(): { readonly name: string; readonly signature: string; readonly result: (args: readonly SqlType[]) => SqlType | undefined }[] {
+  return Object.entries(FUNCTIONS)
+    .filter(([name]) => !name.startsWith('$'))
+    .flatMap(([name, def]) => def.signatures.map((signature) => ({ name, signature, result: (args: readonly SqlType[]) => def.resolve(args)?.type })));
+}
+
 export function isKnownFunction(name: string): boolean {
   return Object.hasOwn(FUNCTIONS, name);
 }

@@ -23,6 +23,9 @@ export type Statement =
   | { kind: 'showTables'; qualifier?: string[]; like?: string }
   | { kind: 'showColumns'; table: string[] }
   | { kind: 'showSession' }
+  | { kind: 'showFunctions'; like?: string }
+  | { kind: 'setSession'; name: string; value: string }
+  | { kind: 'resetSession'; name: string }
   | { kind: 'use'; catalog?: string; schema: string }
   | WriteStatement;
 
@@ -74,6 +77,11 @@ function parseUncached(sql: string): Statement {
     return { kind: 'showColumns', table: splitQualified(m[1]) };
   }
   if (/^SHOW\s+SESSION$/iu.test(trimmed)) return { kind: 'showSession' };
+  if ((m = trimmed.match(new RegExp(String.raw`^SHOW\s+FUNCTIONS${LIKE}$`, 'iu')))) return { kind: 'showFunctions', like: unquoteString(m[1]) };
+  if ((m = trimmed.match(new RegExp(String.raw`^SET\s+SESSION\s+(${QNAME})\s*=\s*(.*)$`, 'isu')))) {
+    return { kind: 'setSession', name: splitQualified(m[1]).join('.'), value: sessionValue(m[2], sql) };
+  }
+  if ((m = trimmed.match(new RegExp(String.raw`^RESET\s+SESSION\s+(${QNAME})$`, 'iu')))) return { kind: 'resetSession', name: splitQualified(m[1]).join('.') };
   if ((m = trimmed.match(new RegExp(String.raw`^USE\s+(${QNAME})$`, 'iu')))) {
     const parts = splitQualified(m[1]);
     if (parts.length === 1) return { kind: 'use', schema: parts[0] };
@@ -93,6 +101,15 @@ function parseUncached(sql: string): Statement {
     throw new EngineError('SYNTAX_ERROR', `mismatched input '${word}'. Expecting: 'SELECT', 'WITH', 'VALUES', 'SHOW', 'DESCRIBE', 'USE', 'EXPLAIN'`, { lineNumber: 1, columnNumber: 1 });
   }
   return { kind: 'query', ast: parseQuery(sql), sql };
+}
+
+/** A SET SESSION value: a string literal, a number or a boolean (Trino takes any constant expression). */
+function sessionValue(text: string, sql: string): string {
+  const t = text.trim();
+  const quoted = /^'((?:[^']|'')*)'$/su.exec(t);
+  if (quoted) return quoted[1].replace(/''/gu, "'");
+  if (/^[-+]?\d+(\.\d+)?$/u.test(t) || /^(true|false)$/iu.test(t)) return t.toLowerCase();
+  throw new EngineError('NOT_SUPPORTED', `SET SESSION takes a literal value: ${t === '' ? '<nothing>' : t}`, locationAt(sql, Math.max(0, sql.length - text.length)));
 }
 
 function parseExplain(sql: string): Statement {
