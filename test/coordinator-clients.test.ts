@@ -141,6 +141,16 @@ describe('trino-client 0.2.9', () => {
     expect(bad.pages.at(-1)?.error?.errorName).toBe('INVALID_SESSION_PROPERTY');
   });
 
+  it('PREPARE answers X-Trino-Added-Prepare, which the client sends back for EXECUTE ... USING', async () => {
+    const client = trino();
+    const prepare = await collect(await client.query('PREPARE plus_one FROM SELECT ? + 1, count(*) FROM nation WHERE regionkey = ?'));
+    expect(prepare.pages.at(-1)?.updateType).toBe('PREPARE');
+    expect((await collect(await client.query('EXECUTE plus_one USING 41, 2'))).rows).toEqual([[42, 5]]);
+    const info = (await (await fetch(`${base}/v1/query/${prepare.pages.at(-1)?.id}`)).json()) as { addedPreparedStatements: Record<string, string> };
+    expect(info.addedPreparedStatements).toEqual({ plus_one: 'SELECT ? + 1, count(*) FROM nation WHERE regionkey = ?' });
+    expect((await collect(await client.query('PREPARE broken FROM SELEC 1'))).pages.at(-1)?.error?.errorName).toBe('SYNTAX_ERROR');
+  });
+
   it('cancel(id) sends DELETE /v1/query/{id}; the query ends FAILED with USER_CANCELED', async () => {
     const client = trino();
     const iter = await client.query('SELECT * FROM lineitem');
@@ -192,6 +202,16 @@ describe.each([
     expect(r.rows).toEqual([[1]]);
     const info = (await (await fetch(`${base}/v1/query/${r.queryId}`)).json()) as { session: Record<string, unknown> };
     expect(info.session).toMatchObject({ user: 'test', source: 'nodejs-client', catalog: 'tpch', schema: 'tiny', protocolName: protocol, userAgent: expect.stringMatching(/^presto-client-node/) });
+  });
+
+  it('runs EXECUTE of statements sent with the prepares option (X-…-Prepared-Statement), parameters bound', async () => {
+    const prepares = ["SELECT name FROM nation WHERE nationkey = ? OR name = ? ORDER BY name", "SELECT count(*) FROM nation WHERE name LIKE '?%'"];
+    const r = await prestoRun(client(), "EXECUTE query0 USING 3, 'PERU'", { prepares });
+    expect(r.rows).toEqual([['CANADA'], ['PERU']]);
+    expect((await prestoRun(client(), 'EXECUTE query1', { prepares })).rows).toEqual([[0]]);
+    const wrong = await prestoRun(client(), 'EXECUTE query0 USING 3', { prepares });
+    expect(wrong.error).toMatchObject({ errorName: 'INVALID_PARAMETER_USAGE', message: 'Incorrect number of parameters: expected 2 but found 1' });
+    expect((await prestoRun(client(), 'EXECUTE query9', { prepares })).error).toMatchObject({ errorName: 'NOT_FOUND' });
   });
 
   it('calls error with the QueryError of a failed query', async () => {

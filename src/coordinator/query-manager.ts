@@ -15,7 +15,7 @@ import { explainAnalyze, explainDistributed, explainLogical } from '../sql/expla
 import { functionList } from '../sql/function-list.js';
 import { fragmentPlan, rowsPlan, type QueryPlan, type StagePlan } from '../sql/fragment.js';
 import { RULE_NAMES } from '../sql/optimize/index.js';
-import { parseStatement, type Statement } from '../sql/parse.js';
+import { bindParameters, parameterCount, parseStatement, type Statement } from '../sql/parse.js';
 import { EngineError } from '../util/engine-error.js';
 import type { Logger } from '../util/logger.js';
 import { QueryExecution, type ExecutionContext } from './execution.js';
@@ -170,6 +170,7 @@ export class QueryManager implements QueryDriver {
   /** Plans and runs a query (called off the request path). */
   async process(query: Query): Promise<void> {
     if (!query.transition('PLANNING')) return;
+    query.boundSql ??= boundStatement(query);
     const plan = this.plans.get(planKey(query)) ?? (await this.planStatement(query));
     if (query.done) return;
     if (!plan) {
@@ -189,7 +190,7 @@ export class QueryManager implements QueryDriver {
   }
 
   private async planStatement(query: Query): Promise<QueryPlan | undefined> {
-    const statement = parseStatement(query.sql);
+    const statement = parseStatement(plannedSql(query));
     if (isWriteStatement(statement)) return this.writes.execute(query, statement, this.analysisContext(query));
     if (statement.kind === 'explain' && statement.analyze) return this.explainAnalyze(query, statement);
     return this.plan(query, statement);
@@ -201,7 +202,7 @@ export class QueryManager implements QueryDriver {
       catalogs: this.options.catalogs,
       catalog: query.session.catalog,
       schema: query.session.schema,
-      sql: query.sql,
+      sql: plannedSql(query),
       now: query.createTime,
       disabledRules: disabledRules(query.session.properties),
       observed,
@@ -277,6 +278,26 @@ export class QueryManager implements QueryDriver {
         query.types = [];
         return undefined;
       }
+      case 'prepare': {
+        // Checked now, as Trino does: a statement that does not parse is not prepared.
+        const inner = parseStatement(bindParameters(statement.statement, Array.from({ length: parameterCount(statement.statement) }, () => 'NULL')));
+        if (inner.kind === 'prepare' || inner.kind === 'execute' || inner.kind === 'deallocate') throw new EngineError('NOT_SUPPORTED', `Invalid statement type for prepared statement: ${inner.kind.toUpperCase()}`, { lineNumber: 1, columnNumber: 1 });
+        query.sessionUpdates.addedPrepare = { name: statement.name, sql: statement.statement };
+        query.updateType = 'PREPARE';
+        query.names = [];
+        query.types = [];
+        return undefined;
+      }
+      case 'deallocate': {
+        if (query.session.preparedStatements?.[statement.name] === undefined) throw new EngineError('NOT_FOUND', `Prepared statement not found: ${statement.name}`, { lineNumber: 1, columnNumber: 1 });
+        query.sessionUpdates.deallocatedPrepare = statement.name;
+        query.updateType = 'DEALLOCATE';
+        query.names = [];
+        query.types = [];
+        return undefined;
+      }
+      case 'execute':
+        throw new EngineError('NOT_SUPPORTED', 'A prepared statement cannot be an EXECUTE', { lineNumber: 1, columnNumber: 1 });
       case 'showFunctions':
         return this.rows(
           ['Function', 'Return Type', 'Argument Types', 'Function Type', 'Deterministic', 'Description'],
@@ -372,7 +393,22 @@ const valuesPages = new WeakMap<object, Page>();
 
 function planKey(query: Query): PlanKey {
   const s = query.session;
-  return { sql: query.sql, catalog: s.catalog, schema: s.schema, disabledRules: s.properties[DISABLED_RULES] };
+  return { sql: plannedSql(query), catalog: s.catalog, schema: s.schema, disabledRules: s.properties[DISABLED_RULES] };
+}
+
+/** The text a query plans: its own, or for EXECUTE the prepared statement with its parameters bound. */
+function plannedSql(query: Query): string {
+  return query.boundSql ?? query.sql;
+}
+
+/** EXECUTE name USING ...: the client's prepared statement `name` with the parameters in place; other statements as sent. */
+function boundStatement(query: Query): string {
+  if (!/^\s*EXECUTE\b/iu.test(query.sql)) return query.sql;
+  const statement = parseStatement(query.sql);
+  if (statement.kind !== 'execute') return query.sql;
+  const prepared = query.session.preparedStatements?.[statement.name];
+  if (prepared === undefined) throw new EngineError('NOT_FOUND', `Prepared statement not found: ${statement.name}`, { lineNumber: 1, columnNumber: 1 });
+  return bindParameters(prepared, statement.parameters);
 }
 
 /** The `disabled_rules` session property: rule names, comma separated; an unknown name fails the query. */

@@ -25,6 +25,8 @@ export interface Session {
   readonly timeZone: string | undefined;
   readonly clientInfo: string | undefined;
   readonly properties: Readonly<Record<string, string>>;
+  /** Prepared statements the client sends back (X-…-Prepared-Statement): name → SQL. */
+  readonly preparedStatements?: Readonly<Record<string, string>>;
   /** The header spelling the client used; session updates answer in the same spelling. */
   readonly headerPrefix: HeaderPrefix;
   readonly startTime: number;
@@ -68,6 +70,10 @@ export interface SessionUpdates {
   setSession?: { readonly name: string; readonly value: string };
   /** RESET SESSION: the property the client drops. */
   resetSession?: string;
+  /** PREPARE: the statement the client adds to its prepared statements. */
+  addedPrepare?: { readonly name: string; readonly sql: string };
+  /** DEALLOCATE PREPARE: the statement the client drops. */
+  deallocatedPrepare?: string;
 }
 
 /** How long an answer carrying the last rows waits for the query to finish, to be the final answer. */
@@ -82,6 +88,8 @@ export class Query {
   endTime: number | undefined;
   lastHeartbeat = Date.now();
   error: EngineError | undefined;
+  /** For EXECUTE: the prepared statement with its parameters bound (what is planned). */
+  boundSql: string | undefined;
   names: readonly string[] | undefined;
   types: readonly SqlType[] | undefined;
   updateType: string | undefined;
@@ -330,6 +338,9 @@ export class Query {
     const set = this.sessionUpdates.setSession;
     if (set !== undefined) h[`${p}Set-Session`] = `${set.name}=${encodeURIComponent(set.value)}`;
     if (this.sessionUpdates.resetSession !== undefined) h[`${p}Clear-Session`] = this.sessionUpdates.resetSession;
+    const added = this.sessionUpdates.addedPrepare;
+    if (added !== undefined) h[`${p}Added-Prepare`] = `${encodeURIComponent(added.name)}=${encodeURIComponent(added.sql)}`;
+    if (this.sessionUpdates.deallocatedPrepare !== undefined) h[`${p}Deallocated-Prepare`] = encodeURIComponent(this.sessionUpdates.deallocatedPrepare);
     return h;
   }
 }

@@ -70,6 +70,7 @@ export function sessionFromRequest(req: HttpRequest): Session {
     timeZone: sessionHeader(h, 'time-zone'),
     clientInfo: sessionHeader(h, 'client-info'),
     properties: parseSessionProperties(sessionHeader(h, 'session')),
+    preparedStatements: parseSessionProperties(sessionHeader(h, 'prepared-statement')),
     headerPrefix: headerPrefixOf(h),
     startTime: Date.now(),
   };

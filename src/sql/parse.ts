@@ -6,7 +6,7 @@ import sqlParser from 'node-sql-parser';
 import { EngineError, type SourceLocation } from '../util/engine-error.js';
 import type { AstNode } from './ast.js';
 import { restoreTrinoSyntax, rewriteTrinoSyntax } from './trino-syntax.js';
-import { IDENT, identifierText, locationAt, skipQuoted, splitQualified } from './lexical.js';
+import { IDENT, identifierText, locationAt, maskQuoted, skipQuoted, splitQualified } from './lexical.js';
 
 export { locationAt };
 import { parseWriteStatement, type WriteStatement } from './ddl.js';
@@ -26,6 +26,9 @@ export type Statement =
   | { kind: 'showFunctions'; like?: string }
   | { kind: 'setSession'; name: string; value: string }
   | { kind: 'resetSession'; name: string }
+  | { kind: 'prepare'; name: string; statement: string }
+  | { kind: 'execute'; name: string; parameters: string[] }
+  | { kind: 'deallocate'; name: string }
   | { kind: 'use'; catalog?: string; schema: string }
   | WriteStatement;
 
@@ -82,6 +85,16 @@ function parseUncached(sql: string): Statement {
     return { kind: 'setSession', name: splitQualified(m[1]).join('.'), value: sessionValue(m[2], sql) };
   }
   if ((m = trimmed.match(new RegExp(String.raw`^RESET\s+SESSION\s+(${QNAME})$`, 'iu')))) return { kind: 'resetSession', name: splitQualified(m[1]).join('.') };
+  if ((m = trimmed.match(new RegExp(String.raw`^PREPARE\s+(${IDENT})\s+FROM\s`, 'iu')))) {
+    // The statement as sent (comments kept), after FROM.
+    const blanked = blankComments(sql);
+    const start = blanked.length - blanked.trimStart().length + m[0].length;
+    return { kind: 'prepare', name: identifierText(m[1]), statement: sql.slice(start).trim() };
+  }
+  if ((m = trimmed.match(new RegExp(String.raw`^EXECUTE\s+(${IDENT})(?:\s+USING\s+([\s\S]+))?$`, 'iu')))) {
+    return { kind: 'execute', name: identifierText(m[1]), parameters: m[2] === undefined ? [] : splitTopLevel(m[2]) };
+  }
+  if ((m = trimmed.match(new RegExp(String.raw`^DEALLOCATE\s+PREPARE\s+(${IDENT})$`, 'iu')))) return { kind: 'deallocate', name: identifierText(m[1]) };
   if ((m = trimmed.match(new RegExp(String.raw`^USE\s+(${QNAME})$`, 'iu')))) {
     const parts = splitQualified(m[1]);
     if (parts.length === 1) return { kind: 'use', schema: parts[0] };
@@ -101,6 +114,49 @@ function parseUncached(sql: string): Statement {
     throw new EngineError('SYNTAX_ERROR', `mismatched input '${word}'. Expecting: 'SELECT', 'WITH', 'VALUES', 'SHOW', 'DESCRIBE', 'USE', 'EXPLAIN'`, { lineNumber: 1, columnNumber: 1 });
   }
   return { kind: 'query', ast: parseQuery(sql), sql };
+}
+
+/** Comma-separated expressions at the top level (commas inside quotes or parentheses kept). */
+function splitTopLevel(text: string): string[] {
+  const masked = maskQuoted(text);
+  const parts: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < masked.length; i++) {
+    if (masked[i] === '(') depth++;
+    else if (masked[i] === ')') depth--;
+    else if (masked[i] === ',' && depth === 0) {
+      parts.push(text.slice(start, i).trim());
+      start = i + 1;
+    }
+  }
+  parts.push(text.slice(start).trim());
+  return parts;
+}
+
+/**
+ * A prepared statement with its `?` parameters (outside quotes and comments) replaced by the
+ * EXECUTE ... USING expressions, each parenthesized.
+ */
+export function bindParameters(statement: string, parameters: readonly string[]): string {
+  const masked = maskQuoted(statement);
+  const positions: number[] = [];
+  for (let i = 0; i < masked.length; i++) if (masked[i] === '?') positions.push(i);
+  if (positions.length !== parameters.length) {
+    throw new EngineError('INVALID_PARAMETER_USAGE', `Incorrect number of parameters: expected ${positions.length} but found ${parameters.length}`);
+  }
+  let out = '';
+  let copied = 0;
+  positions.forEach((at, k) => {
+    out += `${statement.slice(copied, at)}(${parameters[k]})`;
+    copied = at + 1;
+  });
+  return out + statement.slice(copied);
+}
+
+/** How many `?` parameters a statement has (outside quotes and comments). */
+export function parameterCount(statement: string): number {
+  return [...maskQuoted(statement)].filter((c) => c === '?').length;
 }
 
 /** A SET SESSION value: a string literal, a number or a boolean (Trino takes any constant expression). */

@@ -33,6 +33,7 @@ export const ERROR_CODES = {
   INVALID_COLUMN_REFERENCE: { code: 63, type: 'USER_ERROR' },
   EXPRESSION_NOT_AGGREGATE: { code: 73, type: 'USER_ERROR' },
   INVALID_ARGUMENTS: { code: 76, type: 'USER_ERROR' },
+  INVALID_PARAMETER_USAGE: { code: 80, type: 'USER_ERROR' },
   // Trino's StandardErrorCode numbers for the write statements (memory catalog).
   SCHEMA_NOT_EMPTY: { code: 34, type: 'USER_ERROR' },
   TYPE_NOT_FOUND: { code: 43, type: 'USER_ERROR' },
