@@ -30,6 +30,13 @@ describe('Trino-specific semantics', () => {
     }
   });
 
+  it('current_user and current_timezone() are the session\'s, never a cached plan\'s', async () => {
+    const sql = 'select current_user, current_timezone(), count(*) from nation where current_user = \'test\'';
+    expect((await one(sql)).row).toEqual(['test', 'UTC', 25]);
+    const other = await runQuery(server.baseUrl, sql, { 'X-Engine-User': 'someone', 'X-Engine-Time-Zone': 'Europe/Paris' });
+    expect(other.rows).toEqual([['someone', 'Europe/Paris', 0]]);
+  });
+
   it('date plus an interval is a date, clamped to the month end', async () => {
     expect(await one("select date '1996-01-31' + interval '1' month, date '1996-02-29' + interval '1' year, date '1996-03-01' - interval '1' day")).toEqual({
       row: ['1996-02-29', '1997-02-28', '1996-02-29'],

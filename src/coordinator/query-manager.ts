@@ -204,6 +204,8 @@ export class QueryManager implements QueryDriver {
       schema: query.session.schema,
       sql: plannedSql(query),
       now: query.createTime,
+      user: query.session.user,
+      timeZone: query.session.timeZone,
       disabledRules: disabledRules(query.session.properties),
       observed,
     };

@@ -43,6 +43,9 @@ export interface AnalysisContext {
   readonly sql: string;
   /** Query start (ms since epoch), the value of current_date / now(). */
   readonly now: number;
+  /** The session's user and time zone: current_user, current_timezone(). */
+  readonly user?: string;
+  readonly timeZone?: string;
   /** WITH queries in scope, by lower-case name. */
   readonly ctes?: ReadonlyMap<string, { readonly ast: AstNode; readonly columns: readonly string[] | null }>;
   /** Planning rules switched off by name (for comparing plans). */
@@ -512,6 +515,12 @@ function bindFunction(node: AstNode, bc: BindContext): Expr {
     return bindAggregate({ ...node, type: 'aggr_func', name, args }, bc);
   }
   if (name === 'exists') throw new EngineError('NOT_SUPPORTED', 'EXISTS is supported only as a WHERE conjunct', loc(node) ?? locateName(ctx.sql, ['exists']));
+  if ((name === 'current_user' || name === 'current_timezone') && argNodes.length === 0) {
+    // Per session: a plan holding it is not reused for another (PlanCache skips time-dependent plans).
+    if (ctx.observed) ctx.observed.timeDependent = true;
+    const value = name === 'current_user' ? (ctx.user ?? 'anonymous') : (ctx.timeZone ?? 'UTC');
+    return { kind: 'literal', value, type: varchar([...value].length) };
+  }
   if ((name === 'current_date' || name === 'current_timestamp' || name === 'now' || name === 'localtimestamp') && argNodes.length === 0) {
     return currentTime(name === 'current_date' ? 'current_date' : 'current_timestamp', ctx);
   }

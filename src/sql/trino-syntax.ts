@@ -10,7 +10,8 @@
 // - `x IS [NOT] DISTINCT FROM y`: the dialect takes only a column on the right; the operator
 //   travels as ILIKE (same precedence; Trino has no ILIKE, which is refused before).
 // - `OFFSET n [ROWS] LIMIT m` (the dialect drops the LIMIT), `FETCH FIRST n ROWS ONLY`,
-//   `VALUES 1, 2` (rows of one value without parentheses), `WITH t AS (VALUES ...)`.
+//   `VALUES 1, 2` (rows of one value without parentheses), `WITH t AS (VALUES ...)`, `current_user`
+//   (the dialect parses it only as a call).
 
 import { EngineError } from '../util/engine-error.js';
 import { AGGREGATE_NAMES } from './aggregate-names.js';
@@ -53,7 +54,7 @@ const pad = (text: string, length: number): string => text + ' '.repeat(Math.max
 
 export function rewriteTrinoSyntax(input: string): TrinoRewrite {
   // First: these move what follows, and the offsets recorded below are into their result.
-  let sql = parenthesizeValueRows(selectFromValuesInWith(input));
+  let sql = parenthesizeValueRows(selectFromValuesInWith(callCurrentUser(input)));
   const backslashes = sql.includes('\\') && !sql.includes(BACKSLASH);
   if (backslashes) {
     const edits = new Edits();
@@ -95,6 +96,19 @@ export function rewriteTrinoSyntax(input: string): TrinoRewrite {
   for (const m of masked.matchAll(/\bOFFSET(\s+)(\d+)(\s+)ROWS?\b/giu)) rows.replace(m.index, m[0].length, pad(`OFFSET${m[1]}${m[2]}`, m[0].length));
   sql = rows.apply(sql);
   return { sql, distinctCalls, backslashes };
+}
+
+/** `current_user` → `current_user()`: the dialect parses it only as a call. */
+function callCurrentUser(sql: string): string {
+  const masked = maskQuoted(sql);
+  let out = '';
+  let copied = 0;
+  for (const m of masked.matchAll(/\bcurrent_user\b(?!\s*\()/giu)) {
+    if (/[A-Za-z0-9_$."]/u.test(masked[m.index - 1] ?? '')) continue;
+    out += `${sql.slice(copied, m.index + m[0].length)}()`;
+    copied = m.index + m[0].length;
+  }
+  return copied === 0 ? sql : out + sql.slice(copied);
 }
 
 /** `WITH t AS (VALUES ...)` → `WITH t AS (SELECT * FROM (VALUES ...) AS "$values")`: the dialect takes only a query there. */
