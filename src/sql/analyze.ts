@@ -813,7 +813,7 @@ function analyzeSelect(ast: AstNode, outerCtx: AnalysisContext, outer: Scope | u
   // SELECT items (expanding *)
   const aggregates: AggregateCollector = { calls: [] };
   const windows = new WindowCalls();
-  const itemBc: BindContext = { scope, ctx, aggregates, subqueries: isAggregation ? postSubqueries : preSubqueries, windows };
+  const itemBc: BindContext = { scope, ctx, aggregates, subqueries: isAggregation ? postSubqueries : preSubqueries, argumentSubqueries: preSubqueries, windows };
   const items: { ast: AstNode | null; expr?: Expr; name: string; alias: boolean }[] = [];
   for (const c of ast.columns as AstNode[]) {
     const e = c.expr as AstNode;

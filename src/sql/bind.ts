@@ -80,6 +80,11 @@ export interface BindContext {
   readonly ctx: AnalysisContext;
   readonly aggregates: AggregateCollector | null;
   readonly subqueries: SubqueryCollector | null;
+  /**
+   * Where subqueries inside aggregate arguments go: computed before the aggregation (its input
+   * columns), where those elsewhere in an aggregation's select list are computed after it.
+   */
+  readonly argumentSubqueries?: SubqueryCollector | null;
   readonly windows?: WindowCollector | null;
 }
 
@@ -215,7 +220,7 @@ export function bindExpr(node: AstNode, bc: BindContext): Expr {
       return intervalLiteral(node, ctx);
     case 'unary_expr': {
       const op = String(node.operator).toUpperCase();
-      if (op === 'NOT EXISTS') throw new EngineError('NOT_SUPPORTED', 'NOT EXISTS is supported only as a WHERE conjunct', loc(node) ?? locateName(ctx.sql, ['exists']));
+      if (op === 'NOT EXISTS') return notOf(existsAsCount(node, [node.expr], bc), node, ctx);
       const arg = bind(node.expr);
       if (op === 'NOT') return notOf(arg, node, ctx);
       if (op === '-') {
@@ -257,6 +262,23 @@ export function bindExpr(node: AstNode, bc: BindContext): Expr {
       if (node.ast) return scalarSubquery(node, bc);
       throw new EngineError('NOT_SUPPORTED', `Expression of kind '${String(node.type)}' is not supported`, loc(node));
   }
+}
+
+/**
+ * EXISTS outside a WHERE conjunct (a select item, a CASE): `(SELECT count(*) FROM … WHERE …) > 0`,
+ * a scalar subquery (correlated on equalities, decorrelated into a join like any other; a missing
+ * group counts 0). WHERE conjuncts become semi joins instead (analyze.ts). Only over a plain
+ * SELECT … FROM … WHERE: with GROUP BY, HAVING, DISTINCT, LIMIT or set operations the count would
+ * not be the number of rows.
+ */
+function existsAsCount(node: AstNode, argNodes: readonly AstNode[], bc: BindContext): Expr {
+  const sub = subqueryAst(argNodes[0]);
+  const where = loc(node) ?? locateName(bc.ctx.sql, ['exists']);
+  const plain = sub !== undefined && sub.type === 'select' && !sub._next && !sub.set_op && !sub.groupby && !sub.having && !sub.limit?.value?.length && sub.distinct?.type == null && !sub.with;
+  if (!plain) throw new EngineError('NOT_SUPPORTED', 'EXISTS outside a WHERE conjunct is supported over a plain SELECT ... FROM ... WHERE only', where);
+  const counting: AstNode = { ...sub, columns: [{ type: 'expr', expr: { type: 'aggr_func', name: 'COUNT', args: { expr: { type: 'star', value: '*' } }, over: null }, as: null }], orderby: null };
+  const count = scalarSubquery({ ast: counting }, bc);
+  return call('$gt', [count, { kind: 'literal', value: 0, type: BIGINT }], node, bc.ctx);
 }
 
 function scalarSubquery(node: AstNode, bc: BindContext): Expr {
@@ -514,7 +536,7 @@ function bindFunction(node: AstNode, bc: BindContext): Expr {
     const args = { expr: argNodes[0] ?? { type: 'star' }, more: argNodes.slice(1), distinct: node.args?.distinct ?? null };
     return bindAggregate({ ...node, type: 'aggr_func', name, args }, bc);
   }
-  if (name === 'exists') throw new EngineError('NOT_SUPPORTED', 'EXISTS is supported only as a WHERE conjunct', loc(node) ?? locateName(ctx.sql, ['exists']));
+  if (name === 'exists') return existsAsCount(node, argNodes, bc);
   if ((name === 'current_user' || name === 'current_timezone') && argNodes.length === 0) {
     // Per session: a plan holding it is not reused for another (PlanCache skips time-dependent plans).
     if (ctx.observed) ctx.observed.timeDependent = true;
@@ -576,7 +598,7 @@ function bindAggregate(node: AstNode, bc: BindContext): Expr {
   const argNode = node.args?.expr as AstNode | undefined;
   // approx_distinct is answered exactly (a zero-error estimate).
   const distinct = String(node.args?.distinct ?? '').toUpperCase() === 'DISTINCT' || name === 'approx_distinct';
-  const inner = (n: AstNode): Expr => bindExpr(n, { ...bc, aggregates: null });
+  const inner = (n: AstNode): Expr => bindExpr(n, { ...bc, aggregates: null, subqueries: bc.argumentSubqueries === undefined ? bc.subqueries : bc.argumentSubqueries });
   let filter: Expr | null = null;
   if (node.filter?.where) {
     filter = inner(node.filter.where);
