@@ -521,6 +521,51 @@ class ScalarSubqueries implements SubqueryCollector {
     return col(SUBQUERY_BASE + k, sub.plan.fields[0].type);
   }
 
+  /**
+   * `value IN (subquery)` as a value, with SQL's three-valued answer: true when some row equals
+   * it; false when the subquery has no rows; NULL when the value is NULL or the subquery has a
+   * NULL; false otherwise. Three uncorrelated subqueries answer it: the number of rows equal to
+   * the value (grouped by the row, left-joined on the value, 0 when missing), the number of rows
+   * and the number of NULLs.
+   */
+  inSubquery(value: Expr, node: AstNode, scope: Scope): Expr {
+    const ast = subqueryAst(node) as AstNode;
+    const sub = analyzeSelect(ast, this.ctx, scope, 'scalar');
+    if (sub.correlation && sub.correlation.outerKeys.length > 0) {
+      throw new EngineError('NOT_SUPPORTED', 'A correlated IN subquery is supported only as a WHERE conjunct', loc(node) ?? locateName(this.ctx.sql, ['in']));
+    }
+    if (sub.plan.fields.length !== 1) throw new EngineError('GENERIC_USER_ERROR', 'Multiple columns returned by subquery are not yet supported', loc(node));
+    const rowType = sub.plan.fields[0].type;
+    const type = commonSuperType(value.type, rowType);
+    if (!type) throw new EngineError('TYPE_MISMATCH', `Value expression and result of subquery must be of the same type: ${typeDisplayName(value.type)} vs ${typeDisplayName(rowType)}`, loc(node));
+    const row = coerce(col(0, rowType), type);
+    const isNull: Expr = { kind: 'isNull', arg: col(0, rowType), negated: false, type: BOOLEAN };
+    const keyed = project(sub.plan, [row, isNull], ['$in', '$null']);
+    const count = (filter: number | null): AggregateCall => ({ name: 'count_star', args: [], argType: null, distinct: false, filter, type: BIGINT });
+    const perValue: PlanNode = { kind: 'aggregate', input: keyed, groupBy: [0], aggregates: [count(null)], fields: [keyed.fields[0], { name: '$matches', type: BIGINT }] };
+    const totals: PlanNode = { kind: 'aggregate', input: keyed, groupBy: [], aggregates: [count(null), count(1)], fields: [{ name: '$rows', type: BIGINT }, { name: '$nulls', type: BIGINT }] };
+    const add = (plan: PlanNode, outerKeys: Expr[], zeroWhenMissing: boolean): Expr => {
+      this.pending.push({ plan, outerKeys, zeroWhenMissing });
+      return col(SUBQUERY_BASE + this.pending.length - 1, BIGINT);
+    };
+    const matches = add(project(perValue, [col(1, BIGINT), col(0, type)], ['$matches', '$in']), [coerce(value, type)], true);
+    const rows = add(project(totals, [col(0, BIGINT)], ['$rows']), [], false);
+    const nulls = add(project(totals, [col(1, BIGINT)], ['$nulls']), [], false);
+    const positive = (e: Expr): Expr => ({ kind: 'call', name: '$gt', args: [e, { kind: 'literal', value: 0, type: BIGINT }], type: BOOLEAN });
+    const literal = (v: boolean | null): Expr => ({ kind: 'literal', value: v, type: BOOLEAN });
+    const valueIsNull: Expr = { kind: 'isNull', arg: value, negated: false, type: BOOLEAN };
+    return {
+      kind: 'case',
+      whens: [
+        { when: positive(matches), then: literal(true) },
+        { when: { kind: 'not', arg: positive(rows), type: BOOLEAN }, then: literal(false) },
+        { when: { kind: 'or', args: [valueIsNull, positive(nulls)], type: BOOLEAN }, then: literal(null) },
+      ],
+      otherwise: literal(false),
+      type: BOOLEAN,
+    };
+  }
+
   /** Left-joins every collected subquery to `plan`, appending one value column each. */
   apply(plan: PlanNode): PlanNode {
     let current = plan;
@@ -1088,6 +1133,11 @@ function analyzeSetOperation(ast: AstNode, ctx: AnalysisContext, outer: Scope | 
 }
 
 /** The GROUP BY clause as distinct expressions and the grouping sets over them (by position). */
+function containsSubquery(e: Expr): boolean {
+  if (e.kind === 'column' && e.index >= SUBQUERY_BASE) return true;
+  return children(e).some(containsSubquery);
+}
+
 function groupingOf(groupAsts: readonly AstNode[], items: readonly { expr?: Expr }[], bc: BindContext): { exprs: Expr[]; sets: number[][] | null } {
   const exprs: Expr[] = [];
   const index = new Map<string, number>();
@@ -1099,6 +1149,8 @@ function groupingOf(groupAsts: readonly AstNode[], items: readonly { expr?: Expr
       if (!Number.isInteger(n) || n < 1 || n > items.length) throw new EngineError('INVALID_COLUMN_REFERENCE', `GROUP BY position ${n} is not in select list`, loc(g) ?? locateNumber(ctx.sql, n));
       e = items[n - 1].expr as Expr;
       if (containsAggregate(e)) throw new EngineError('EXPRESSION_NOT_AGGREGATE', 'GROUP BY clause cannot contain aggregations or window functions', loc(g));
+      // The select item was bound for after the aggregation; a subquery in it would be computed there.
+      if (containsSubquery(e)) throw new EngineError('NOT_SUPPORTED', 'Subqueries in GROUP BY are not supported', loc(g) ?? locateNumber(ctx.sql, n));
     } else e = bindExpr(g, { ...bc, aggregates: null, subqueries: null, windows: null });
     const key = exprKey(e);
     let i = index.get(key);

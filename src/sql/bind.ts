@@ -68,6 +68,8 @@ export interface AggregateCollector {
 /** Receives scalar subqueries met while binding; returns the placeholder that stands for the value. */
 export interface SubqueryCollector {
   scalar(node: AstNode, scope: Scope): Expr;
+  /** `value IN (subquery)` as a value (outside a WHERE conjunct, which is a semi join instead). */
+  inSubquery?(value: Expr, node: AstNode, scope: Scope): Expr;
 }
 
 /** Receives window function calls; returns the placeholder that stands for the result. */
@@ -389,6 +391,11 @@ function bindBinary(node: AstNode, bc: BindContext): Expr {
     case 'IN':
     case 'NOT IN': {
       if (node.right?.type !== 'expr_list' || node.right.value?.some?.((v: AstNode) => v.ast || v.type === 'select')) {
+        const values = (node.right?.value ?? []) as AstNode[];
+        if (values.length === 1 && subqueryAst(values[0]) && bc.subqueries?.inSubquery) {
+          const e = bc.subqueries.inSubquery(bind(node.left), values[0], bc.scope);
+          return op === 'IN' ? e : { kind: 'not', arg: e, type: BOOLEAN };
+        }
         throw new EngineError('NOT_SUPPORTED', 'IN with a subquery is supported only as a WHERE conjunct', loc(node) ?? locateName(ctx.sql, ['in']));
       }
       const arg = bind(node.left);
