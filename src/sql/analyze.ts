@@ -827,7 +827,13 @@ function analyzeSelect(ast: AstNode, outerCtx: AnalysisContext, outer: Scope | u
   const prepared = semiJoins.map((sj) => prepareSemiJoin(sj, scope, ctx, whereBc));
   const relations = [...from.relations];
   const later: PreparedSemiJoin[] = [];
+  // A semi join keyed on a scalar subquery's value (`(SELECT max(..)) IN (SELECT ..)`) waits for it.
+  const afterSubqueries: PreparedSemiJoin[] = [];
   for (const p of prepared) {
+    if (p.leftKeys.some(containsSubquery) || (p.residual !== null && containsSubquery(p.residual))) {
+      afterSubqueries.push(p);
+      continue;
+    }
     const cols = semiJoinOuterColumns(p, sourceWidth);
     const owners = new Set([...cols].map((c) => relations.findIndex((r) => c >= r.offset && c < r.offset + r.width)));
     const owner = owners.size === 1 ? relations[[...owners][0]] : undefined;
@@ -911,6 +917,10 @@ function analyzeSelect(ast: AstNode, outerCtx: AnalysisContext, outer: Scope | u
     plan = preSubqueries.apply(plan);
   }
   const preResolve = (e: Expr): Expr => ScalarSubqueries.resolve(e, sourceWidth);
+  for (const p of afterSubqueries) {
+    if (p.residual !== null && containsSubquery(p.residual)) throw new EngineError('NOT_SUPPORTED', 'A scalar subquery inside a correlated IN or EXISTS condition is not supported', locateName(ctx.sql, ['select']));
+    plan = attachSemiJoin(plan, p, (i) => (i >= SUBQUERY_BASE ? sourceWidth + (i - SUBQUERY_BASE) : i), sourceWidth);
+  }
   if (withSubqueries.length) plan = { kind: 'filter', input: plan, predicate: andAll(withSubqueries.map(preResolve)) as Expr, fields: plan.fields };
 
   let post: (e: Expr, node: AstNode | null) => Expr = (e) => (isAggregation ? e : preResolve(e));
