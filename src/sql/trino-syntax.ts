@@ -10,7 +10,8 @@
 // - `x IS [NOT] DISTINCT FROM y`: the dialect takes only a column on the right; the operator
 //   travels as ILIKE (same precedence; Trino has no ILIKE, which is refused before).
 // - `OFFSET n [ROWS] LIMIT m` (the dialect drops the LIMIT), `FETCH FIRST n ROWS ONLY`,
-//   `VALUES 1, 2` (rows of one value without parentheses), `WITH t AS (VALUES ...)`, `current_user`
+//   `RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW | UNBOUNDED FOLLOWING` (the default frame,
+//   the ROWS form), `VALUES 1, 2` (rows of one value without parentheses), `WITH t AS (VALUES ...)`, `current_user`
 //   (the dialect parses it only as a call).
 
 import { EngineError } from '../util/engine-error.js';
@@ -78,6 +79,14 @@ export function rewriteTrinoSyntax(input: string): TrinoRewrite {
     if (name === 'count' || !AGGREGATE_NAMES.has(name) || /[A-Za-z0-9_$.]/u.test(masked[m.index - 1] ?? '')) continue;
     edits.replace(m.index + m[1].length + m[2].length, 'DISTINCT'.length, ' '.repeat('DISTINCT'.length));
     distinctCalls.add(m.index);
+  }
+  // RANGE frames the dialect cannot parse, where a form it can says the same: up to the current
+  // row (and its peers) is the default frame; the whole partition is the same in ROWS.
+  for (const m of masked.matchAll(/\bRANGE\s+(?:BETWEEN\s+UNBOUNDED\s+PRECEDING\s+AND\s+CURRENT\s+ROW|UNBOUNDED\s+PRECEDING)\b/giu)) {
+    edits.replace(m.index, m[0].length, ' '.repeat(m[0].length));
+  }
+  for (const m of masked.matchAll(/\bRANGE(\s+BETWEEN\s+UNBOUNDED\s+PRECEDING\s+AND\s+UNBOUNDED\s+FOLLOWING)\b/giu)) {
+    edits.replace(m.index, m[0].length, pad(`ROWS${m[1]}`, m[0].length));
   }
   for (const m of masked.matchAll(/\bFETCH\s+(?:FIRST|NEXT)\s+(?:(\d+)\s+)?ROWS?\s+(ONLY|WITH\s+TIES)\b/giu)) {
     if (!/^ONLY$/iu.test(m[2])) throw new EngineError('NOT_SUPPORTED', 'FETCH FIRST ... WITH TIES is not supported yet', locationAt(input, m.index));
