@@ -37,6 +37,12 @@ describe('Trino-specific semantics', () => {
     expect(other.rows).toEqual([['someone', 'Europe/Paris', 0]]);
   });
 
+  it('SHOW CREATE TABLE gives the table as a CREATE TABLE statement', async () => {
+    expect((await one('show create table tpch.tiny.region')).row).toEqual(['CREATE TABLE tpch.tiny.region (\n   regionkey bigint,\n   name varchar(25),\n   comment varchar(152)\n)']);
+    const missing = await runQuery(server.baseUrl, 'show create table nosuch');
+    expect(missing.error?.errorName).toBe('TABLE_NOT_FOUND');
+  });
+
   it('date plus an interval is a date, clamped to the month end', async () => {
     expect(await one("select date '1996-01-31' + interval '1' month, date '1996-02-29' + interval '1' year, date '1996-03-01' - interval '1' day")).toEqual({
       row: ['1996-02-29', '1997-02-28', '1996-02-29'],

@@ -258,6 +258,12 @@ export class QueryManager implements QueryDriver {
         if (!connector.listSchemas().includes(schema)) throw new EngineError('SCHEMA_NOT_FOUND', `Schema '${schema}' does not exist`, { lineNumber: 1, columnNumber: 1 });
         return this.rows(['Table'], [VARCHAR], filterLike(connector.listTables(schema), statement.like).map((t) => [t]));
       }
+      case 'showCreateTable': {
+        const table = resolveTableName(statement.table, ctx);
+        const quote = (name: string): string => (/^[a-z_][a-z0-9_]*$/u.test(name) ? name : `"${name.replace(/"/gu, '""')}"`);
+        const columns = table.columns.map((c) => `   ${quote(c.name)} ${typeDisplayName(c.type)}`).join(',\n');
+        return this.rows(['Create Table'], [VARCHAR], [[`CREATE TABLE ${[table.catalog, table.schema, table.name].map(quote).join('.')} (\n${columns}\n)`]]);
+      }
       case 'showColumns': {
         const table = resolveTableName(statement.table, ctx);
         return this.rows(['Column', 'Type', 'Extra', 'Comment'], [VARCHAR, VARCHAR, VARCHAR, VARCHAR], table.columns.map((c) => [c.name, typeDisplayName(c.type), '', '']));

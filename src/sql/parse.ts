@@ -22,6 +22,7 @@ export type Statement =
   | { kind: 'showSchemas'; catalog?: string; like?: string }
   | { kind: 'showTables'; qualifier?: string[]; like?: string }
   | { kind: 'showColumns'; table: string[] }
+  | { kind: 'showCreateTable'; table: string[] }
   | { kind: 'showSession' }
   | { kind: 'showFunctions'; like?: string }
   | { kind: 'setSession'; name: string; value: string }
@@ -80,6 +81,7 @@ function parseUncached(sql: string): Statement {
     return { kind: 'showColumns', table: splitQualified(m[1]) };
   }
   if (/^SHOW\s+SESSION$/iu.test(trimmed)) return { kind: 'showSession' };
+  if ((m = trimmed.match(new RegExp(String.raw`^SHOW\s+CREATE\s+TABLE\s+(${QNAME})$`, 'iu')))) return { kind: 'showCreateTable', table: splitQualified(m[1]) };
   if ((m = trimmed.match(new RegExp(String.raw`^SHOW\s+FUNCTIONS${LIKE}$`, 'iu')))) return { kind: 'showFunctions', like: unquoteString(m[1]) };
   if ((m = trimmed.match(new RegExp(String.raw`^SET\s+SESSION\s+(${QNAME})\s*=\s*(.*)$`, 'isu')))) {
     return { kind: 'setSession', name: splitQualified(m[1]).join('.'), value: sessionValue(m[2], sql) };
