@@ -544,6 +544,9 @@ function bindFunction(node: AstNode, bc: BindContext): Expr {
     return bindAggregate({ ...node, type: 'aggr_func', name, args }, bc);
   }
   if (name === 'exists') return existsAsCount(node, argNodes, bc);
+  if ((name === 'any' || name === 'all' || name === 'some') && argNodes.length === 1 && subqueryAst(argNodes[0])) {
+    throw new EngineError('NOT_SUPPORTED', `Quantified comparisons are supported as = ANY / = SOME and <> ALL only`, loc(node) ?? locateName(ctx.sql, [name]));
+  }
   if ((name === 'current_user' || name === 'current_timezone') && argNodes.length === 0) {
     // Per session: a plan holding it is not reused for another (PlanCache skips time-dependent plans).
     if (ctx.observed) ctx.observed.timeDependent = true;

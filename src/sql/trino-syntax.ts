@@ -10,6 +10,7 @@
 // - `x IS [NOT] DISTINCT FROM y`: the dialect takes only a column on the right; the operator
 //   travels as ILIKE (same precedence; Trino has no ILIKE, which is refused before).
 // - `OFFSET n [ROWS] LIMIT m` (the dialect drops the LIMIT), `FETCH FIRST n ROWS ONLY`,
+//   `x = ANY (subquery)` / `x <> ALL (subquery)` (as IN / NOT IN),
 //   `RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW | UNBOUNDED FOLLOWING` (the default frame,
 //   the ROWS form), `VALUES 1, 2` (rows of one value without parentheses), `WITH t AS (VALUES ...)`, `current_user`
 //   (the dialect parses it only as a call).
@@ -235,6 +236,14 @@ export function restoreTrinoSyntax(ast: unknown, rewrite: TrinoRewrite): void {
   }
   if (node.type === 'binary_expr' && (node.operator === 'ILIKE' || node.operator === 'NOT ILIKE')) {
     node.operator = node.operator === 'ILIKE' ? 'IS DISTINCT FROM' : 'IS NOT DISTINCT FROM';
+  }
+  // `x = ANY (subquery)` (or SOME) is `x IN (subquery)`, `x <> ALL (subquery)` is `x NOT IN (subquery)`.
+  if (node.type === 'binary_expr' && node.right?.type === 'function' && node.right.args?.value?.length === 1 && node.right.args.value[0]?.ast) {
+    const quantifier = String(node.right.name?.name?.[0]?.value ?? '').toLowerCase();
+    if ((node.operator === '=' && (quantifier === 'any' || quantifier === 'some')) || ((node.operator === '<>' || node.operator === '!=') && quantifier === 'all')) {
+      node.operator = node.operator === '=' ? 'IN' : 'NOT IN';
+      node.right = { type: 'expr_list', value: node.right.args.value };
+    }
   }
   const start = node.loc?.start?.offset;
   if ((node.type === 'aggr_func' || node.type === 'function') && typeof start === 'number' && rewrite.distinctCalls.has(start) && node.args) {
