@@ -59,7 +59,8 @@ export function intermediateTypes(spec: AggregateSpec): SqlType[] {
       // The chosen row's value and its key (NULL key: nothing chosen yet).
       return [spec.type, spec.keyType ?? UNKNOWN];
     case 'approx_percentile':
-      // Never split into steps (needsAllRows); a passthrough state would be the value itself.
+    case 'listagg':
+      // Never split into steps (needsAllRows).
       return [spec.type];
   }
 }
@@ -731,6 +732,70 @@ class PercentileAccumulator implements Accumulator {
   }
 }
 
+/**
+ * listagg(x, separator) WITHIN GROUP (ORDER BY keys): each group's non-NULL values with their
+ * order keys, sorted at the end (NULL keys last unless NULLS FIRST, ties in input order) and joined;
+ * NULL for a group without values. Arguments: value, separator, per key its direction and NULL
+ * place ('A'/'D', 'l'/'f'), keys. Single step.
+ */
+class ListaggAccumulator implements Accumulator {
+  private rows: { value: string; keys: (number | string | null)[] }[][] = [];
+  private separator = '';
+  private directions = '';
+
+  constructor(private readonly type: SqlType) {}
+
+  update(groups: Int32Array, n: number, args: readonly Column[], mask: Uint8Array | null): void {
+    if (n === 0) return;
+    const values = stringValues(args[0]);
+    const nulls = nullFlags(args[0]);
+    this.separator = stringValues(args[1])[0] ?? '';
+    this.directions = stringValues(args[2])[0] ?? '';
+    const keys = args.slice(3).map((c) => ({ values: isStringColumn(c) ? (stringValues(c) as ArrayLike<number | string>) : numericValues(c), nulls: nullFlags(c) }));
+    for (let i = 0; i < n; i++) {
+      if ((mask !== null && mask[i] === 0) || (nulls !== null && nulls[i] === 1)) continue;
+      const g = groups[i];
+      (this.rows[g] ??= []).push({ value: values[i], keys: keys.map((k) => (k.nulls !== null && k.nulls[i] === 1 ? null : k.values[i])) });
+    }
+  }
+
+  merge(): void {
+    throw new Error('listagg runs in a single step');
+  }
+
+  intermediate(): Column[] {
+    throw new Error('listagg runs in a single step');
+  }
+
+  final(groupCount: number): Column {
+    const out: (string | null)[] = [];
+    const compare = (a: { keys: (number | string | null)[] }, b: { keys: (number | string | null)[] }): number => {
+      for (let k = 0; k < a.keys.length; k++) {
+        const x = a.keys[k];
+        const y = b.keys[k];
+        if (x === y) continue;
+        const nullsFirst = this.directions[2 * k + 1] === 'f';
+        if (x === null) return nullsFirst ? -1 : 1;
+        if (y === null) return nullsFirst ? 1 : -1;
+        const c = x < y ? -1 : x > y ? 1 : 0;
+        if (c !== 0) return this.directions[2 * k] === 'D' ? -c : c;
+      }
+      return 0;
+    };
+    for (let g = 0; g < groupCount; g++) {
+      const rows = this.rows[g];
+      out.push(rows === undefined || rows.length === 0 ? null : [...rows].sort(compare).map((r) => r.value).join(this.separator));
+    }
+    return columnFromStrings(this.type, out, groupCount);
+  }
+
+  memoryBytes(): number {
+    let n = 0;
+    for (const g of this.rows) n += g === undefined ? 0 : g.length;
+    return n * 96;
+  }
+}
+
 /** Feeds the wrapped accumulator only the first occurrence of each value per group (single step only). */
 class DistinctAccumulator implements Accumulator {
   /** Seen (group, value) pairs: open addressing over typed arrays; strings are interned to numbers first. */
@@ -865,6 +930,8 @@ function createPlainAccumulator(spec: AggregateSpec, argIsString: boolean): Accu
       return new VarianceAccumulator(spec.name);
     case 'approx_percentile':
       return new PercentileAccumulator(spec.type);
+    case 'listagg':
+      return new ListaggAccumulator(spec.type);
     case 'max_by':
     case 'min_by':
       return new ByAccumulator(spec.name === 'max_by', spec.type, spec.keyType ?? UNKNOWN);
@@ -943,7 +1010,8 @@ export function rowStates(spec: AggregateSpec, args: readonly Column[], mask: Ui
       return [columnFromNumbers(BIGINT, ones(), null, n), columnFromNumbers(DOUBLE, means, null, n), columnFromNumbers(DOUBLE, new Float64Array(n), null, n)];
     }
     case 'approx_percentile':
-      throw new Error('approx_percentile runs in a single step');
+    case 'listagg':
+      throw new Error(`${spec.name} runs in a single step`);
     case 'max_by':
     case 'min_by': {
       // The row itself is its state; a row a FILTER drops has no key.

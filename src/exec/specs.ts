@@ -21,10 +21,10 @@ export interface AggregateSpec {
 
 /**
  * Whether an aggregate needs every row of a group in one place (no partial and final steps):
- * DISTINCT ones, and approx_percentile, which keeps its groups' values.
+ * DISTINCT ones, and approx_percentile and listagg, which keep their groups' values.
  */
 export function needsAllRows(a: Pick<AggregateSpec, 'name' | 'distinct'>): boolean {
-  return a.distinct || a.name === 'approx_percentile';
+  return a.distinct || a.name === 'approx_percentile' || a.name === 'listagg';
 }
 
 /** A frame bound: UNBOUNDED PRECEDING/FOLLOWING, CURRENT ROW, or an offset in rows. */

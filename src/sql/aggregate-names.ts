@@ -22,4 +22,5 @@ export const AGGREGATE_NAMES: ReadonlySet<string> = new Set([
   'max_by',
   'min_by',
   'approx_percentile',
+  'listagg',
 ]);

@@ -622,6 +622,19 @@ function bindAggregate(node: AstNode, bc: BindContext): Expr {
     requireBoolean(cond, 'count_if argument', argNode, ctx);
     filter = filter ? { kind: 'and', args: [filter, cond], type: BOOLEAN } : cond;
     call = { name: 'count_star', args: [], type: BIGINT };
+  } else if (name === 'listagg') {
+    // listagg(x, separator[, 'AD…', order keys…]): parse.ts (trino-syntax.ts) turns WITHIN GROUP
+    // (ORDER BY …) into the directions and keys; separator and directions travel as constants.
+    const more = (node.args?.more ?? []) as AstNode[];
+    if (!argNode || argNode.type === 'star' || more.length < 1 || more.length === 2) throw new EngineError('FUNCTION_NOT_FOUND', 'listagg(x, separator) WITHIN GROUP (ORDER BY ...) takes two arguments', loc(node) ?? locateName(ctx.sql, [name]));
+    const value = inner(argNode);
+    if (value.type.id !== 'varchar' && value.type.id !== 'unknown') throw new EngineError('TYPE_MISMATCH', `Unexpected parameters (${typeDisplayName(value.type)}) for function listagg`, loc(node) ?? locateName(ctx.sql, [name]));
+    const separator = inner(more[0]);
+    if (separator.kind !== 'literal' || typeof separator.value !== 'string') throw new EngineError('INVALID_FUNCTION_ARGUMENT', 'listagg separator must be a constant string', loc(more[0]) ?? loc(node));
+    const directions = more.length > 1 ? inner(more[1]) : { kind: 'literal' as const, value: '', type: VARCHAR };
+    const keys = more.slice(2).map(inner);
+    for (const k of keys) if (!isOrderable(k.type) && k.type.id !== 'unknown') throw new EngineError('TYPE_MISMATCH', `Type ${typeDisplayName(k.type)} is not orderable`, loc(node));
+    call = { name, args: [value, separator, directions, ...keys], type: VARCHAR };
   } else if (name === 'approx_percentile') {
     // Answered exactly: the value at rank ceil(p * n) of the group's sorted values (as DuckDB's
     // quantile_disc). The percentage travels as a constant second argument.

@@ -11,7 +11,7 @@ export interface Field {
   readonly type: SqlType;
 }
 
-export type AggregateName = 'count' | 'count_star' | 'sum' | 'avg' | 'min' | 'max' | 'bool_and' | 'bool_or' | 'arbitrary' | 'var_samp' | 'var_pop' | 'stddev_samp' | 'stddev_pop' | 'max_by' | 'min_by' | 'approx_percentile';
+export type AggregateName = 'count' | 'count_star' | 'sum' | 'avg' | 'min' | 'max' | 'bool_and' | 'bool_or' | 'arbitrary' | 'var_samp' | 'var_pop' | 'stddev_samp' | 'stddev_pop' | 'max_by' | 'min_by' | 'approx_percentile' | 'listagg';
 
 export interface AggregateCall {
   readonly name: AggregateName;

@@ -10,7 +10,7 @@
 // - `x IS [NOT] DISTINCT FROM y`: the dialect takes only a column on the right; the operator
 //   travels as ILIKE (same precedence; Trino has no ILIKE, which is refused before).
 // - `OFFSET n [ROWS] LIMIT m` (the dialect drops the LIMIT), `FETCH FIRST n ROWS ONLY`,
-//   `x = ANY (subquery)` / `x <> ALL (subquery)` (as IN / NOT IN),
+//   `x = ANY (subquery)` / `x <> ALL (subquery)` (as IN / NOT IN), `listagg(…) WITHIN GROUP (ORDER BY …)`,
 //   `RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW | UNBOUNDED FOLLOWING` (the default frame,
 //   the ROWS form), `VALUES 1, 2` (rows of one value without parentheses), `WITH t AS (VALUES ...)`, `current_user`
 //   (the dialect parses it only as a call).
@@ -56,7 +56,7 @@ const pad = (text: string, length: number): string => text + ' '.repeat(Math.max
 
 export function rewriteTrinoSyntax(input: string): TrinoRewrite {
   // First: these move what follows, and the offsets recorded below are into their result.
-  let sql = parenthesizeValueRows(selectFromValuesInWith(callCurrentUser(input)));
+  let sql = listaggOrder(parenthesizeValueRows(selectFromValuesInWith(callCurrentUser(input))));
   const backslashes = sql.includes('\\') && !sql.includes(BACKSLASH);
   if (backslashes) {
     const edits = new Edits();
@@ -106,6 +106,50 @@ export function rewriteTrinoSyntax(input: string): TrinoRewrite {
   for (const m of masked.matchAll(/\bOFFSET(\s+)(\d+)(\s+)ROWS?\b/giu)) rows.replace(m.index, m[0].length, pad(`OFFSET${m[1]}${m[2]}`, m[0].length));
   sql = rows.apply(sql);
   return { sql, distinctCalls, backslashes };
+}
+
+/**
+ * `listagg(x, sep) WITHIN GROUP (ORDER BY k1 [DESC] [NULLS FIRST], ...)` → `listagg(x, sep, 'AlDf', k1, ...)`:
+ * the dialect has no WITHIN GROUP; each key's direction (A/D) and NULL place (l/f) travel as text.
+ */
+function listaggOrder(sql: string): string {
+  let masked = maskQuoted(sql);
+  const re = /\blistagg\s*\(/giu;
+  for (let m = re.exec(masked); m; m = re.exec(masked)) {
+    const open = m.index + m[0].length - 1;
+    const close = matchingParen(masked, open);
+    if (close < 0) break;
+    const within = /^\s*WITHIN\s+GROUP\s*\(\s*ORDER\s+BY\s/iu.exec(masked.slice(close + 1));
+    if (!within) continue;
+    const orderOpen = masked.indexOf('(', close + 1);
+    const orderClose = matchingParen(masked, orderOpen);
+    if (orderClose < 0) break;
+    const keysText = sql.slice(close + 1 + within[0].length, orderClose);
+    const keysMasked = masked.slice(close + 1 + within[0].length, orderClose);
+    const keys: string[] = [];
+    let dirs = '';
+    let depth = 0;
+    let start = 0;
+    const push = (end: number): void => {
+      const text = keysText.slice(start, end);
+      const tail = /(?:\s+(ASC|DESC))?(?:\s+NULLS\s+(FIRST|LAST))?\s*$/iu.exec(keysMasked.slice(start, end)) as RegExpExecArray;
+      dirs += (tail[1]?.toUpperCase() === 'DESC' ? 'D' : 'A') + (tail[2]?.toUpperCase() === 'FIRST' ? 'f' : 'l');
+      keys.push(text.slice(0, text.length - tail[0].length));
+    };
+    for (let i = 0; i < keysMasked.length; i++) {
+      if (keysMasked[i] === '(') depth++;
+      else if (keysMasked[i] === ')') depth--;
+      else if (keysMasked[i] === ',' && depth === 0) {
+        push(i);
+        start = i + 1;
+      }
+    }
+    push(keysMasked.length);
+    sql = `${sql.slice(0, close)}, '${dirs}', ${keys.join(', ')}${sql.slice(close, close + 1)}${sql.slice(orderClose + 1)}`;
+    masked = maskQuoted(sql);
+    re.lastIndex = open;
+  }
+  return sql;
 }
 
 /** `current_user` → `current_user()`: the dialect parses it only as a call. */
