@@ -569,10 +569,14 @@ class ScalarSubqueries implements SubqueryCollector {
   /** Left-joins every collected subquery to `plan`, appending one value column each. */
   apply(plan: PlanNode): PlanNode {
     let current = plan;
-    for (const pending of this.pending) {
+    const base = plan.fields.length;
+    for (const collected of this.pending) {
       const width = current.fields.length;
+      // A key may read an earlier subquery's value (`(SELECT …) IN (SELECT …)` as a value): by then
+      // appended, at base + its number.
+      const pending = collected.outerKeys.some(containsSubquery) ? { ...collected, outerKeys: collected.outerKeys.map((k) => ScalarSubqueries.resolve(k, base)) } : collected;
       const keyCount = pending.outerKeys.length;
-      const red = keyCount > 0 ? this.reducer?.(pending.outerKeys) : undefined;
+      const red = keyCount > 0 && pending === collected ? this.reducer?.(pending.outerKeys) : undefined;
       const p = red ? { ...pending, plan: reduceSubquery(pending.plan, keyCount, red) } : pending;
       const rightKeys = p.outerKeys.map((_, i) => col(1 + i, p.plan.fields[1 + i].type));
       // Correlated: the subquery is [value, keys...] grouped by keys; uncorrelated: one row at most.
