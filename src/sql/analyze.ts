@@ -4,7 +4,7 @@
 // quadratic. Then aggregation, HAVING, the select list, DISTINCT, ORDER BY and LIMIT.
 
 import { AGGREGATE_NAMES } from './aggregate-names.js';
-import { BOOLEAN, BIGINT, isOrderable, typeDisplayName, type SqlType } from '../data/types.js';
+import { BOOLEAN, BIGINT, INTEGER, isOrderable, typeDisplayName, type SqlType } from '../data/types.js';
 import type { TableMetadata } from '../connectors/catalog.js';
 import { EngineError } from '../util/engine-error.js';
 import type { AstNode } from './ast.js';
@@ -42,7 +42,8 @@ import { commonSuperType } from './types-coercion.js';
 export type { AnalysisContext, PlanDependencies } from './bind.js';
 export { parseTypeName } from './bind.js';
 
-type Mode = 'query' | 'scalar' | 'exists' | 'in';
+/** 'rows': like 'exists', plus the one aggregate's argument as the last field (per-row subqueries). */
+type Mode = 'query' | 'scalar' | 'exists' | 'in' | 'rows';
 
 interface Correlation {
   /** Key expressions over the enclosing scope (outer references turned into its columns). */
@@ -433,6 +434,12 @@ interface PendingScalar {
   readonly outerKeys: Expr[];
   /** count() over no rows is 0, not NULL: the value gets coalesce(v, 0) after the left join. */
   readonly zeroWhenMissing: boolean;
+  /**
+   * A subquery correlated on more than equalities (`(SELECT count(*) FROM t WHERE t.x < o.x)`):
+   * `plan` is its rows (fields, then keys, then the aggregate's argument, analyzeSelect 'rows'),
+   * left-joined to numbered outer rows on the keys and `residual`, then aggregated per row.
+   */
+  readonly perRow?: { readonly residual: Expr | null; readonly outerWidth: number; readonly aggregate: AggregateCall['name']; readonly type: SqlType };
 }
 
 /** The filtered outer relation that provides a correlated subquery's keys, for a semi-join reduction. */
@@ -496,6 +503,31 @@ function reductionBelowJoin(plan: PlanNode, keys: readonly number[], reducer: { 
   return undefined;
 }
 
+/** `current` plus one column: a per-row subquery's value for each of its rows (PendingScalar.perRow). */
+function appendPerRow(current: PlanNode, pending: PendingScalar, perRow: NonNullable<PendingScalar['perRow']>): PlanNode {
+  const width = current.fields.length;
+  const whole: WindowFunctionSpec['frame'] = { unit: 'rows', start: { kind: 'unboundedPreceding', offset: 0 }, end: { kind: 'unboundedFollowing', offset: 0 } };
+  const rowNumber: WindowFunctionSpec = { name: 'row_number', args: [], argType: null, partitionBy: [], orderBy: [], frame: whole, params: [], type: BIGINT };
+  const numbered: PlanNode = { kind: 'window', input: current, functions: [rowNumber], fields: [...current.fields, { name: '$row', type: BIGINT }] };
+  const leftWidth = width + 1;
+  const inner = pending.plan;
+  const argIndex = inner.fields.length - 1;
+  const keyCount = pending.outerKeys.length;
+  const rightKeys = pending.outerKeys.map((_, i) => col(argIndex - keyCount + i, inner.fields[argIndex - keyCount + i].type));
+  const residual = perRow.residual ? remapColumns(perRow.residual, (i) => (i < perRow.outerWidth ? i : leftWidth + (i - perRow.outerWidth))) : null;
+  const joined = joinPlans(numbered, inner, pending.outerKeys, rightKeys, residual, 'left');
+  const arbitrary = current.fields.map((f, i): AggregateCall => ({ name: 'arbitrary', args: [i], argType: f.type, distinct: false, filter: null, type: f.type }));
+  const value: AggregateCall = { name: perRow.aggregate, args: [leftWidth + argIndex], argType: inner.fields[argIndex].type, distinct: false, filter: null, type: perRow.type };
+  const grouped: PlanNode = {
+    kind: 'aggregate',
+    input: joined,
+    groupBy: [width],
+    aggregates: [...arbitrary, value],
+    fields: [{ name: '$row', type: BIGINT }, ...current.fields, { name: '$value', type: perRow.type }],
+  };
+  return project(grouped, [...current.fields.map((f, i) => col(1 + i, f.type)), col(1 + width, perRow.type)], [...current.fields.map((f) => f.name), `$subquery${width}`]);
+}
+
 /** Collects scalar subqueries of one phase (before or after aggregation) and joins them in. */
 class ScalarSubqueries implements SubqueryCollector {
   readonly pending: PendingScalar[] = [];
@@ -508,7 +540,14 @@ class ScalarSubqueries implements SubqueryCollector {
 
   scalar(node: AstNode, scope: Scope): Expr {
     const ast = subqueryAst(node) as AstNode;
-    const sub = analyzeSelect(ast, this.ctx, scope, 'scalar');
+    let sub: ReturnType<typeof analyzeSelect>;
+    try {
+      sub = analyzeSelect(ast, this.ctx, scope, 'scalar');
+    } catch (e) {
+      const perRow = e instanceof EngineError && /other than equality/u.test(e.message) && this.allowCorrelation ? this.perRow(ast, node, scope) : undefined;
+      if (perRow === undefined) throw e;
+      return perRow;
+    }
     const corr = sub.correlation;
     if (corr && corr.outerKeys.length > 0 && !this.allowCorrelation) {
       throw new EngineError('NOT_SUPPORTED', 'Correlated subqueries are not supported in this position', loc(node) ?? locateName(this.ctx.sql, ['select']));
@@ -566,6 +605,30 @@ class ScalarSubqueries implements SubqueryCollector {
     };
   }
 
+  /**
+   * A scalar subquery correlated on more than equalities, when it is one plain aggregate
+   * (count/sum/avg/min/max, no DISTINCT, FILTER, GROUP BY, HAVING or LIMIT): answered per outer
+   * row (see PendingScalar.perRow); undefined for other shapes.
+   */
+  private perRow(ast: AstNode, node: AstNode, scope: Scope): Expr | undefined {
+    const columns = (ast.columns ?? []) as AstNode[];
+    const call = columns.length === 1 ? columns[0].expr : undefined;
+    const name = String(call?.name ?? '').toLowerCase();
+    if (call?.type !== 'aggr_func' || !['count', 'sum', 'avg', 'min', 'max'].includes(name) || call.over || call.filter) return undefined;
+    if (String(call.args?.distinct ?? '').toUpperCase() === 'DISTINCT' || ast.groupby || ast.having || ast.limit?.value?.length || ast.distinct?.type || ast._next) return undefined;
+    const rows = analyzeSelect(ast, this.ctx, scope, 'rows');
+    const argIndex = rows.plan.fields.length - 1;
+    const argType = rows.plan.fields[argIndex].type;
+    const signature = aggregateSignature(name, col(argIndex, argType), node, this.ctx);
+    this.pending.push({
+      plan: rows.plan,
+      outerKeys: rows.correlation?.outerKeys ?? [],
+      zeroWhenMissing: false,
+      perRow: { residual: rows.correlation?.residual ?? null, outerWidth: scope.fields.length, aggregate: signature.name, type: signature.type },
+    });
+    return col(SUBQUERY_BASE + this.pending.length - 1, signature.type);
+  }
+
   /** Left-joins every collected subquery to `plan`, appending one value column each. */
   apply(plan: PlanNode): PlanNode {
     let current = plan;
@@ -575,6 +638,10 @@ class ScalarSubqueries implements SubqueryCollector {
       // A key may read an earlier subquery's value (`(SELECT …) IN (SELECT …)` as a value): by then
       // appended, at base + its number.
       const pending = collected.outerKeys.some(containsSubquery) ? { ...collected, outerKeys: collected.outerKeys.map((k) => ScalarSubqueries.resolve(k, base)) } : collected;
+      if (pending.perRow) {
+        current = appendPerRow(current, pending, pending.perRow);
+        continue;
+      }
       const keyCount = pending.outerKeys.length;
       const red = keyCount > 0 && pending === collected ? this.reducer?.(pending.outerKeys) : undefined;
       const p = red ? { ...pending, plan: reduceSubquery(pending.plan, keyCount, red) } : pending;
@@ -822,8 +889,8 @@ function analyzeSelect(ast: AstNode, outerCtx: AnalysisContext, outer: Scope | u
     }
     residuals.push(c);
   }
-  if (residuals.length > 0 && mode !== 'exists') {
-    throw new EngineError('NOT_SUPPORTED', 'Correlated subqueries with conditions other than equality are supported only in EXISTS', loc(ast.where));
+  if (residuals.length > 0 && mode !== 'exists' && mode !== 'rows') {
+    throw new EngineError('NOT_SUPPORTED', 'Correlated subqueries with conditions other than equality are supported only in EXISTS and as one plain aggregate (count, sum, avg, min, max)', loc(ast.where));
   }
 
   // IN/EXISTS conjuncts that read a single relation of the group are applied to that relation
@@ -857,9 +924,12 @@ function analyzeSelect(ast: AstNode, outerCtx: AnalysisContext, outer: Scope | u
   } else plan = planJoinGroup(relations, [...from.conditions, ...local]);
   for (const p of later) plan = attachSemiJoin(plan, p, (i) => i, sourceWidth);
 
-  if (mode === 'exists') {
-    // EXISTS needs only the rows: keep the fields for residual conditions, add the keys.
-    const exprs = [...identityExprs(plan.fields), ...innerKeys];
+  if (mode === 'exists' || mode === 'rows') {
+    // EXISTS needs only the rows: keep the fields for residual conditions, add the keys (and for
+    // 'rows' the aggregate's argument, `1` for count(*), over this query's own fields).
+    const argAst = (ast.columns as AstNode[])[0]?.expr?.args?.expr as AstNode | undefined;
+    const arg: Expr[] = mode !== 'rows' ? [] : [!argAst || argAst.type === 'star' ? { kind: 'literal', value: 1, type: INTEGER } : bindExpr(argAst, { scope, ctx, aggregates: null, subqueries: null })];
+    const exprs = [...identityExprs(plan.fields), ...innerKeys, ...arg];
     const projected = project(plan, exprs, exprs.map((_, i) => (i < plan.fields.length ? plan.fields[i].name : `$key${i}`)));
     const residual = andAll(residuals.map((r) => remapOuterResidual(r, outer as Scope)));
     return { plan: projected, names: projected.fields.map((f) => f.name), correlation: { outerKeys, residual } };
