@@ -1,4 +1,4 @@
-// Generated queries (subqueries as values and keys, IN / EXISTS / = ANY, DISTINCT aggregates,
+// Generated queries (subqueries as values and keys, correlated on inequalities too, IN / EXISTS / = ANY, DISTINCT aggregates,
 // FILTER, USING joins, windows, set operations) run on our server and on DuckDB over the same
 // tpch tiny data: every query both engines run must give the same rows. Fixed seeds: the same
 // queries every run. Written to find internal errors and wrong answers in feature combinations
@@ -17,7 +17,7 @@ const rnd = (n: number): number => {
   return ((t ^ (t >>> 14)) >>> 0) % n;
 };
 const pick = <T>(a: T[]): T => a[rnd(a.length)];
-const scalar = (): string => pick(['n.nationkey', 'n.regionkey', 'length(n.name)', '(select max(r.regionkey) from region r)', '(select count(*) from supplier s where s.nationkey = n.nationkey)', 'n.nationkey + 1', "case when n.name like 'A%' then 1 else 0 end", 'coalesce(n.regionkey, 0)', 'abs(n.nationkey - 10)', 'nullif(n.regionkey, 2)']);
+const scalar = (): string => pick(['n.nationkey', 'n.regionkey', 'length(n.name)', '(select max(r.regionkey) from region r)', '(select count(*) from supplier s where s.nationkey = n.nationkey)', 'n.nationkey + 1', "case when n.name like 'A%' then 1 else 0 end", 'coalesce(n.regionkey, 0)', 'abs(n.nationkey - 10)', 'nullif(n.regionkey, 2)', '(select count(*) from supplier s where s.acctbal > n.nationkey * 300)']);
 const pred = (): string => pick([`${scalar()} > ${rnd(20)}`, `${scalar()} in (select regionkey from region)`, `exists (select 1 from region r where r.regionkey = n.regionkey)`, `n.name like '%A%'`, `${scalar()} is distinct from ${rnd(5)}`, `${scalar()} = any (select regionkey from region)`, `not (${scalar()} < 3)`, `${scalar()} not in (select nullif(regionkey, 3) from region)`]);
 const agg = (): string => pick([`count(*)`, `sum(${scalar()})`, `max(${scalar()})`, `count(distinct ${scalar()})`, `max_by(n.name, n.nationkey)`, `count(*) filter (where ${pred()})`, `min(${scalar()})`, `sum(distinct ${scalar()})`]);
 
