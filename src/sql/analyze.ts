@@ -1,7 +1,8 @@
 // Analysis: a parsed query becomes a logical plan. FROM items become relations joined by the join
 // planner; IN/EXISTS conjuncts become semi/anti joins; scalar subqueries become (left) joins —
 // correlated ones decorrelated into an aggregation grouped by the correlation keys — so no plan is
-// quadratic. Then aggregation, HAVING, the select list, DISTINCT, ORDER BY and LIMIT.
+// quadratic (except one correlated on inequalities: a join on those conditions, aggregated per
+// outer row). Then aggregation, HAVING, the select list, DISTINCT, ORDER BY and LIMIT.
 
 import { AGGREGATE_NAMES } from './aggregate-names.js';
 import { BOOLEAN, BIGINT, INTEGER, isOrderable, typeDisplayName, type SqlType } from '../data/types.js';
