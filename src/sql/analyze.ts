@@ -533,10 +533,17 @@ function appendPerRow(current: PlanNode, pending: PendingScalar, perRow: NonNull
 class ScalarSubqueries implements SubqueryCollector {
   readonly pending: PendingScalar[] = [];
   reducer: Reducer | undefined;
+  /**
+   * After an aggregation: a correlation key (over the rows before it) as the grouped column that
+   * holds it, undefined when no group key does; set before apply.
+   */
+  groupKeyOf: ((key: Expr) => Expr | undefined) | undefined;
 
   constructor(
     private readonly ctx: AnalysisContext,
     private readonly allowCorrelation: boolean,
+    /** After the aggregation: correlated on group keys only, no per-row subqueries. */
+    private readonly afterAggregation = false,
   ) {}
 
   scalar(node: AstNode, scope: Scope): Expr {
@@ -545,7 +552,7 @@ class ScalarSubqueries implements SubqueryCollector {
     try {
       sub = analyzeSelect(ast, this.ctx, scope, 'scalar');
     } catch (e) {
-      const perRow = e instanceof EngineError && /other than equality/u.test(e.message) && this.allowCorrelation ? this.perRow(ast, node, scope) : undefined;
+      const perRow = e instanceof EngineError && /other than equality/u.test(e.message) && this.allowCorrelation && !this.afterAggregation ? this.perRow(ast, node, scope) : undefined;
       if (perRow === undefined) throw e;
       return perRow;
     }
@@ -634,8 +641,9 @@ class ScalarSubqueries implements SubqueryCollector {
   apply(plan: PlanNode): PlanNode {
     let current = plan;
     const base = plan.fields.length;
-    for (const collected of this.pending) {
+    for (const collected0 of this.pending) {
       const width = current.fields.length;
+      const collected = this.groupKeyOf ? { ...collected0, outerKeys: collected0.outerKeys.map((k) => this.groupKeyOrFail(k)) } : collected0;
       // A key may read an earlier subquery's value (`(SELECT …) IN (SELECT …)` as a value): by then
       // appended, at base + its number.
       const pending = collected.outerKeys.some(containsSubquery) ? { ...collected, outerKeys: collected.outerKeys.map((k) => ScalarSubqueries.resolve(k, base)) } : collected;
@@ -655,6 +663,12 @@ class ScalarSubqueries implements SubqueryCollector {
       current = project(joined, [...identityExprs(current.fields), valueExpr], [...current.fields.map((f) => f.name), `$subquery${width}`]);
     }
     return current;
+  }
+
+  private groupKeyOrFail(key: Expr): Expr {
+    const grouped = this.groupKeyOf?.(key);
+    if (grouped === undefined) throw new EngineError('EXPRESSION_NOT_AGGREGATE', 'A subquery after GROUP BY may be correlated only on group keys', locateName(this.ctx.sql, ['select']));
+    return grouped;
   }
 
   /** Maps placeholders to the appended columns (which start at `base`). */
@@ -851,7 +865,7 @@ function analyzeSelect(ast: AstNode, outerCtx: AnalysisContext, outer: Scope | u
   // WHERE: semi-join conjuncts apart; correlated conjuncts apart; the rest go to the join planner.
   const isAggregation = (ast.groupby?.columns?.length ?? 0) > 0 || hasAggregateAst(ast.columns) || hasAggregateAst(ast.having) || hasAggregateAst(ast.orderby);
   const preSubqueries = new ScalarSubqueries(ctx, true);
-  const postSubqueries = new ScalarSubqueries(ctx, false);
+  const postSubqueries = new ScalarSubqueries(ctx, true, true);
   const whereBc: BindContext = { scope, ctx, aggregates: null, subqueries: preSubqueries };
   const semiJoins: SemiJoinAst[] = [];
   const local: Expr[] = [];
@@ -1054,7 +1068,14 @@ function analyzeSelect(ast: AstNode, outerCtx: AnalysisContext, outer: Scope | u
       groupExprs.forEach((e, i) => groupKeys.set(exprKey(e), i));
       const aggWidth = plan.fields.length;
       const gid = groupExprs.length;
-      if (postSubqueries.pending.length > 0) plan = postSubqueries.apply(plan);
+      if (postSubqueries.pending.length > 0) {
+        // Correlated on group keys: those are the aggregation's first columns.
+        postSubqueries.groupKeyOf = (key) => {
+          const i = groupExprs.findIndex((g) => exprKey(g) === exprKey(key));
+          return i < 0 ? undefined : col(i, groupExprs[i].type);
+        };
+        plan = postSubqueries.apply(plan);
+      }
       post = (e, node) => ScalarSubqueries.resolve(resolveGrouping(rewritePostAggregate(e, groupKeys, groupCount, node, ctx), sets, gid, ctx), aggWidth);
     }
   }
