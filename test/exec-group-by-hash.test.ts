@@ -102,3 +102,32 @@ describe('several keys led by a numeric one', () => {
     });
   }
 });
+
+describe('four or more keys led by a numeric one (manyNumericLeadIds)', () => {
+  // Pages without NULLs take the loop over the key columns, pages with NULLs the general one, on
+  // one table; ids must match a Map over the key tuples, and the table grows mid-page.
+  const run = (width: number): void => {
+    const table = new GroupByHash(Array.from({ length: width }, () => false));
+    const expected = new Map<string, number>();
+    for (let p = 0; p < 6; p++) {
+      const withNulls = p % 3 === 2;
+      const n = 1500 + p * 700;
+      const tuples = Array.from({ length: n }, (_, i) => {
+        const x = (i * 7919 + p * 104729) >>> 0;
+        return Array.from({ length: width }, (_, c) => (withNulls && ((x >> c) & 15) === 0 ? null : (x >> (2 * c)) % (3 + c)));
+      });
+      const cols = Array.from({ length: width }, (_, c) =>
+        columnFromNumbers(c === 1 ? DOUBLE : BIGINT, tuples.map((t) => t[c] ?? 0), withNulls ? tuples.map((t) => (t[c] === null ? 1 : 0)) : null, n),
+      );
+      const ids = [...table.groupIds(cols, n)];
+      const want = tuples.map((t) => {
+        const key = JSON.stringify(t);
+        if (!expected.has(key)) expected.set(key, expected.size);
+        return expected.get(key)!;
+      });
+      expect(ids).toEqual(want);
+    }
+    expect(table.groupCount).toBe(expected.size);
+  };
+  for (const width of [4, 5, 7]) it(`${width} keys`, () => run(width));
+});

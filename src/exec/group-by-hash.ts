@@ -157,8 +157,9 @@ export class GroupByHash {
     // Every key contributes to the hash (a leading key alone can have few values): numbers by
     // value, strings by their bytes (dictionary entries hashed once per dictionary).
     const hashes = keyRowHashes(keys, keys.map((c, i) => (c.kind === 'fixed' ? nums[i] : null)), n);
-    if ((keys.length === 2 || keys.length === 3) && nulls.every((f) => f === null) && this.witness.every((w) => w !== 'bytes')) {
-      this.numericLeadIds(keys, nums as Float64Array[], hashes, n, ids);
+    if (nulls.every((f) => f === null) && this.witness.every((w) => w !== 'bytes')) {
+      if (keys.length === 2 || keys.length === 3) this.numericLeadIds(keys, nums as Float64Array[], hashes, n, ids);
+      else this.manyNumericLeadIds(keys, nums as Float64Array[], hashes, n, ids);
       return;
     }
     for (let r = 0; r < n; r++) {
@@ -223,6 +224,47 @@ export class GroupByHash {
         groupHashes = this.hashes;
         [va, vb] = this.keyValues;
         vc = this.keyValues[nums.length - 1];
+      }
+      ids[r] = found;
+    }
+  }
+
+  /**
+   * numericLeadIds for four or more keys: the keys compared in a loop over the columns, only for
+   * slots whose hash matches (the general loop's sameKeys tests NULL flags and the witness kind
+   * of every key per probe: 4 numeric keys over sf1 lineitem took 2.8 times 3 keys' time).
+   */
+  private manyNumericLeadIds(keys: readonly Column[], nums: readonly Float64Array[], hashes: Int32Array, n: number, ids: Int32Array): void {
+    const k = nums.length;
+    const nulls = keys.map(() => null);
+    let slots = this.slots;
+    let mask = slots.length - 1;
+    let groupHashes = this.hashes;
+    let values = this.keyValues;
+    for (let r = 0; r < n; r++) {
+      const h = hashes[r];
+      let slot = h & mask;
+      let found = -1;
+      for (;;) {
+        const g = slots[slot];
+        if (g === -1) break;
+        if (groupHashes[g] === h) {
+          let c = 0;
+          while (c < k && values[c][g] === nums[c][r]) c++;
+          if (c === k) {
+            found = g;
+            break;
+          }
+        }
+        slot = (slot + 1) & mask;
+      }
+      if (found < 0) {
+        found = this.insertWitness(keys, nulls, nums, r, h, slot);
+        // Inserting may have grown (replaced) any of these arrays.
+        slots = this.slots;
+        mask = slots.length - 1;
+        groupHashes = this.hashes;
+        values = this.keyValues;
       }
       ids[r] = found;
     }
