@@ -1355,7 +1355,9 @@ function limitOf(ast: AstNode, ctx: AnalysisContext): { count: number | null; of
   const read = (v: AstNode): number | null => {
     if (v.type === 'origin' && String(v.value).toLowerCase() === 'all') return null;
     if (v.type === 'number' && typeof v.value === 'number' && Number.isInteger(v.value) && v.value >= 0) return v.value;
-    throw new EngineError('SYNTAX_ERROR', `mismatched input '${String(v.value)}'. Expecting: <integer>, 'ALL'`, loc(v) ?? locateName(ctx.sql, ['limit']));
+    // A subquery or an expression has no `value`: name what it is instead of 'undefined'.
+    const shown = v.value !== undefined ? String(v.value) : v.ast || v.type === 'select' ? '(' : String(v.type ?? '?');
+    throw new EngineError('SYNTAX_ERROR', `mismatched input '${shown}'. Expecting: <integer>, 'ALL'`, loc(v) ?? locateName(ctx.sql, ['limit']));
   };
   if (ast.limit.seperator === 'offset') {
     // `OFFSET n` alone arrives as a single value.
