@@ -6,7 +6,7 @@
 import type { DictionaryColumn } from '../../data/page.js';
 import type { SqlType } from '../../data/types.js';
 import { children, mentionsNondeterministic, remapColumns, type Expr } from '../../sql/ir.js';
-import { byteLikeColumnMatcher, byteLikeMatcher, likeMatcher, prefixInColumnMatcher } from './runtime.js';
+import { byteLikeColumnMatcher, byteLikeMatcher, likeMatcher, prefixInColumnMatcher, type Runtime } from './runtime.js';
 
 /** What the kernel knows about an input column: its layout and whether it can hold NULLs. */
 export interface ColumnShape {
@@ -47,6 +47,27 @@ function neverNullOverEntries(e: Expr, type: SqlType): boolean {
   }
   return known;
 }
+
+/** Functions that are one runtime helper called with their arguments as they are. */
+const RUNTIME_HELPERS: Readonly<Record<string, keyof Runtime & string>> = {
+  regexp_count: 'regexpCount',
+  regexp_position: 'regexpPosition',
+  translate: 'translate',
+  levenshtein_distance: 'levenshtein',
+  hamming_distance: 'hamming',
+  codepoint: 'codepoint',
+  chr: 'chr',
+  date_format: 'dateFormat',
+  date_parse: 'dateParse',
+  from_iso8601_date: 'isoDate',
+  lower: 'lower',
+  upper: 'upper',
+  reverse: 'reverse',
+  length: 'length',
+  strpos: 'strpos',
+  split_part: 'splitPart',
+  regexp_like: 'regexpLike',
+};
 
 /**
  * The one column a boolean expression reads when it is a NOT NULL dictionary column, nothing else
@@ -280,6 +301,8 @@ export class KernelBuilder {
 
   /** The JS expression for a strict scalar function over non-null argument values. */
   private scalar(name: string, v: string[], t: readonly SqlType[], type: SqlType): string {
+    const helper = RUNTIME_HELPERS[name];
+    if (helper !== undefined) return `rt.${helper}(${v.join(', ')})`;
     const [a, b, c] = v;
     const decimalScale = (x: SqlType): number => x.scale ?? 0;
     switch (name) {
@@ -409,61 +432,27 @@ export class KernelBuilder {
         return `rt.regexpReplace(${a}, ${b}, ${c ?? '""'})`;
       case 'regexp_extract':
         return `rt.regexpExtract(${a}, ${b}, ${c ?? 0})`;
-      case 'regexp_count':
-        return `rt.regexpCount(${a}, ${b})`;
-      case 'regexp_position':
-        return `rt.regexpPosition(${a}, ${b})`;
-      case 'translate':
-        return `rt.translate(${a}, ${b}, ${c})`;
-      case 'levenshtein_distance':
-        return `rt.levenshtein(${a}, ${b})`;
-      case 'hamming_distance':
-        return `rt.hamming(${a}, ${b})`;
-      case 'codepoint':
-        return `rt.codepoint(${a})`;
-      case 'chr':
-        return `rt.chr(${a})`;
       case 'last_day_of_month':
         return `rt.lastDayOfMonth(${t[0].id === 'timestamp' ? `Math.floor(${a} / 86400000)` : a})`;
       case 'to_unixtime':
         return `(${a} / 1000)`;
-      case 'date_format':
-        return `rt.dateFormat(${a}, ${b})`;
-      case 'date_parse':
-        return `rt.dateParse(${a}, ${b})`;
-      case 'from_iso8601_date':
-        return `rt.isoDate(${a})`;
-      case 'lower':
-        return `rt.lower(${a})`;
-      case 'upper':
-        return `rt.upper(${a})`;
       case 'trim':
         return `rt.trimSpaces(${a}, true, true)`;
       case 'ltrim':
         return `rt.trimSpaces(${a}, true, false)`;
       case 'rtrim':
         return `rt.trimSpaces(${a}, false, true)`;
-      case 'reverse':
-        return `rt.reverse(${a})`;
-      case 'length':
-        return `rt.length(${a})`;
       case 'substr':
       case 'substring':
         return c === undefined ? `rt.substr(${a}, ${b})` : `rt.substr(${a}, ${b}, ${c})`;
       case 'replace':
         return `${a}.split(${b}).join(${c ?? '""'})`;
-      case 'strpos':
-        return `rt.strpos(${a}, ${b})`;
       case 'starts_with':
         return `${a}.startsWith(${b})`;
-      case 'split_part':
-        return `rt.splitPart(${a}, ${b}, ${c})`;
       case 'lpad':
         return `rt.pad(${a}, ${b}, ${c}, true)`;
       case 'rpad':
         return `rt.pad(${a}, ${b}, ${c}, false)`;
-      case 'regexp_like':
-        return `rt.regexpLike(${a}, ${b})`;
       case 'year':
       case 'quarter':
       case 'month':
