@@ -234,10 +234,7 @@ export class QueryManager implements QueryDriver {
         if (!connector.listSchemas().includes(statement.schema)) throw new EngineError('SCHEMA_NOT_FOUND', `Schema '${catalog}.${statement.schema}' does not exist`, { lineNumber: 1, columnNumber: 5 });
         query.sessionUpdates.setCatalog = catalog;
         query.sessionUpdates.setSchema = statement.schema;
-        query.updateType = 'USE';
-        query.names = [];
-        query.types = [];
-        return undefined;
+        return finishedUpdate(query, 'USE');
       }
       case 'showCatalogs':
         return this.rows(['Catalog'], [VARCHAR], filterLike(this.options.catalogs.names(), statement.like).map((c) => [c]));
@@ -269,40 +266,28 @@ export class QueryManager implements QueryDriver {
         return this.rows(['Column', 'Type', 'Extra', 'Comment'], [VARCHAR, VARCHAR, VARCHAR, VARCHAR], table.columns.map((c) => [c.name, typeDisplayName(c.type), '', '']));
       }
       case 'setSession': {
-        if (statement.name !== DISABLED_RULES) throw new EngineError('INVALID_SESSION_PROPERTY', `Session property '${statement.name}' does not exist`, { lineNumber: 1, columnNumber: 1 });
+        requireSessionProperty(statement.name);
         // Checked now, as a header-borne value is: a bad value fails here, not in later queries.
         disabledRules({ [DISABLED_RULES]: statement.value });
         query.sessionUpdates.setSession = { name: statement.name, value: statement.value };
-        query.updateType = 'SET SESSION';
-        query.names = [];
-        query.types = [];
-        return undefined;
+        return finishedUpdate(query, 'SET SESSION');
       }
       case 'resetSession': {
-        if (statement.name !== DISABLED_RULES) throw new EngineError('INVALID_SESSION_PROPERTY', `Session property '${statement.name}' does not exist`, { lineNumber: 1, columnNumber: 1 });
+        requireSessionProperty(statement.name);
         query.sessionUpdates.resetSession = statement.name;
-        query.updateType = 'RESET SESSION';
-        query.names = [];
-        query.types = [];
-        return undefined;
+        return finishedUpdate(query, 'RESET SESSION');
       }
       case 'prepare': {
         // Checked now, as Trino does: a statement that does not parse is not prepared.
         const inner = parseStatement(bindParameters(statement.statement, Array.from({ length: parameterCount(statement.statement) }, () => 'NULL')));
         if (inner.kind === 'prepare' || inner.kind === 'execute' || inner.kind === 'deallocate') throw new EngineError('NOT_SUPPORTED', `Invalid statement type for prepared statement: ${inner.kind.toUpperCase()}`, { lineNumber: 1, columnNumber: 1 });
         query.sessionUpdates.addedPrepare = { name: statement.name, sql: statement.statement };
-        query.updateType = 'PREPARE';
-        query.names = [];
-        query.types = [];
-        return undefined;
+        return finishedUpdate(query, 'PREPARE');
       }
       case 'deallocate': {
-        if (query.session.preparedStatements?.[statement.name] === undefined) throw new EngineError('NOT_FOUND', `Prepared statement not found: ${statement.name}`, { lineNumber: 1, columnNumber: 1 });
+        preparedStatement(query, statement.name);
         query.sessionUpdates.deallocatedPrepare = statement.name;
-        query.updateType = 'DEALLOCATE';
-        query.names = [];
-        query.types = [];
-        return undefined;
+        return finishedUpdate(query, 'DEALLOCATE');
       }
       case 'execute':
         throw new EngineError('NOT_SUPPORTED', 'A prepared statement cannot be an EXECUTE', { lineNumber: 1, columnNumber: 1 });
@@ -414,9 +399,27 @@ function boundStatement(query: Query): string {
   if (!/^\s*EXECUTE\b/iu.test(query.sql)) return query.sql;
   const statement = parseStatement(query.sql);
   if (statement.kind !== 'execute') return query.sql;
-  const prepared = query.session.preparedStatements?.[statement.name];
-  if (prepared === undefined) throw new EngineError('NOT_FOUND', `Prepared statement not found: ${statement.name}`, { lineNumber: 1, columnNumber: 1 });
-  return bindParameters(prepared, statement.parameters);
+  return bindParameters(preparedStatement(query, statement.name), statement.parameters);
+}
+
+/** The client's prepared statement `name` (X-…-Prepared-Statement); NOT_FOUND when it sent none. */
+function preparedStatement(query: Query, name: string): string {
+  const sql = query.session.preparedStatements?.[name];
+  if (sql === undefined) throw new EngineError('NOT_FOUND', `Prepared statement not found: ${name}`, { lineNumber: 1, columnNumber: 1 });
+  return sql;
+}
+
+/** The one session property there is (disabled_rules); others fail as Trino's unknown ones do. */
+function requireSessionProperty(name: string): void {
+  if (name !== DISABLED_RULES) throw new EngineError('INVALID_SESSION_PROPERTY', `Session property '${name}' does not exist`, { lineNumber: 1, columnNumber: 1 });
+}
+
+/** A statement that changes the session and returns no rows: answered with its update type. */
+function finishedUpdate(query: Query, updateType: string): undefined {
+  query.updateType = updateType;
+  query.names = [];
+  query.types = [];
+  return undefined;
 }
 
 /** The `disabled_rules` session property: rule names, comma separated; an unknown name fails the query. */
