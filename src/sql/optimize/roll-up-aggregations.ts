@@ -7,7 +7,7 @@
 
 import { columnRef, mapChildren, type Expr } from '../ir.js';
 import { planText, type AggregateCall, type PlanNode } from '../plan.js';
-import { mapPlanNodes, rewriteSharing } from './walk.js';
+import { nodesOfKind, rewriteSharing } from './walk.js';
 
 /** Aggregates whose value over all rows is the same aggregate over the groups' values (NULL over none). */
 const ROLLS_UP = new Set(['sum', 'min', 'max']);
@@ -81,17 +81,8 @@ function sameType(a: { readonly id: string }, b: { readonly id: string }): boole
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-function aggregatesOf(plan: PlanNode): Aggregate[] {
-  const out: Aggregate[] = [];
-  mapPlanNodes(plan, (node) => {
-    if (node.kind === 'aggregate') out.push(node);
-    return node;
-  });
-  return out;
-}
-
 export function rollUpAggregations(plan: PlanNode): PlanNode {
-  const all = aggregatesOf(plan);
+  const all = nodesOfKind(plan, 'aggregate');
   const candidates = all.filter((a) => a.groupBy.length > 0).flatMap((a) => grouped(a) ?? []);
   if (candidates.length === 0) return plan;
   const rewrites = new Map<PlanNode, PlanNode>();

@@ -11,7 +11,7 @@
 
 import { columnRef, mapChildren, type Expr } from '../ir.js';
 import { columnOrigin, planText, type PlanNode } from '../plan.js';
-import { mapPlanNodes, rewriteSharing } from './walk.js';
+import { nodesOfKind, rewriteSharing } from './walk.js';
 
 type Join = PlanNode & { kind: 'join' };
 type Scan = PlanNode & { kind: 'scan' };
@@ -84,17 +84,8 @@ function asProjection(semi: Join, join: Join): PlanNode | null {
   return { kind: 'project', input: join, exprs, fields: semi.fields };
 }
 
-function joinsOf(plan: PlanNode): Join[] {
-  const out: Join[] = [];
-  mapPlanNodes(plan, (node) => {
-    if (node.kind === 'join') out.push(node);
-    return node;
-  });
-  return out;
-}
-
 export function semiJoinsFromJoins(plan: PlanNode): PlanNode {
-  const joins = joinsOf(plan);
+  const joins = nodesOfKind(plan, 'join');
   const rewrites = new Map<PlanNode, PlanNode>();
   for (const semi of joins) {
     if (semi.joinType !== 'semi' || semi.filter !== null || semi.nullAware || semi.markLeft || semi.rightKeys.length !== 1 || !uniqueOn(semi.right, semi.rightKeys[0])) continue;

@@ -46,6 +46,16 @@ export function mapPlanNodes(node: PlanNode, f: (node: PlanNode) => PlanNode): P
   }
 }
 
+/** Every node of one kind in a plan, inputs before the nodes reading them. */
+export function nodesOfKind<K extends PlanNode['kind']>(plan: PlanNode, kind: K): (PlanNode & { kind: K })[] {
+  const out: (PlanNode & { kind: K })[] = [];
+  mapPlanNodes(plan, (node) => {
+    if (node.kind === kind) out.push(node as PlanNode & { kind: K });
+    return node;
+  });
+  return out;
+}
+
 /**
  * Applies `rewrites` (node → its replacement) where the replacement reads a subtree that the plan
  * computes elsewhere already (`sharedOf`): kept only while that subtree still occurs, as the same
