@@ -79,6 +79,23 @@ export function maskQuoted(sql: string): string {
   return out + sql.slice(copied);
 }
 
+/** The [start, end) of each comma-separated part of masked text (maskQuoted) at parenthesis depth 0. */
+export function topLevelRanges(masked: string): [number, number][] {
+  const ranges: [number, number][] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < masked.length; i++) {
+    if (masked[i] === '(') depth++;
+    else if (masked[i] === ')') depth--;
+    else if (masked[i] === ',' && depth === 0) {
+      ranges.push([start, i]);
+      start = i + 1;
+    }
+  }
+  ranges.push([start, masked.length]);
+  return ranges;
+}
+
 /** Ranges [start, end) of the insides of single-quoted strings (doubled quotes included). */
 export function stringLiteralRanges(sql: string): [number, number][] {
   const masked = maskQuoted(sql);

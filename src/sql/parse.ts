@@ -6,7 +6,7 @@ import sqlParser from 'node-sql-parser';
 import { EngineError, type SourceLocation } from '../util/engine-error.js';
 import type { AstNode } from './ast.js';
 import { restoreTrinoSyntax, rewriteTrinoSyntax } from './trino-syntax.js';
-import { IDENT, identifierText, locationAt, maskQuoted, skipQuoted, splitQualified } from './lexical.js';
+import { IDENT, identifierText, locationAt, maskQuoted, skipQuoted, splitQualified, topLevelRanges } from './lexical.js';
 
 export { locationAt };
 import { parseWriteStatement, type WriteStatement } from './ddl.js';
@@ -120,20 +120,7 @@ function parseUncached(sql: string): Statement {
 
 /** Comma-separated expressions at the top level (commas inside quotes or parentheses kept). */
 function splitTopLevel(text: string): string[] {
-  const masked = maskQuoted(text);
-  const parts: string[] = [];
-  let depth = 0;
-  let start = 0;
-  for (let i = 0; i < masked.length; i++) {
-    if (masked[i] === '(') depth++;
-    else if (masked[i] === ')') depth--;
-    else if (masked[i] === ',' && depth === 0) {
-      parts.push(text.slice(start, i).trim());
-      start = i + 1;
-    }
-  }
-  parts.push(text.slice(start).trim());
-  return parts;
+  return topLevelRanges(maskQuoted(text)).map(([start, end]) => text.slice(start, end).trim());
 }
 
 /**

@@ -1,7 +1,7 @@
 // Trino syntax that the postgresql dialect of node-sql-parser reads differently or not at all,
 // rewritten before parsing and put right in the parsed tree after. Every rewrite keeps the text's
-// length and the place of what follows it (error locations still hold), except VALUES rewrites,
-// which add text.
+// length and the place of what follows it (error locations still hold), except the VALUES,
+// listagg and current_user rewrites, which add text and run first.
 //
 // - String literals: a backslash is an ordinary character (the dialect reads `\n` as an escape
 //   and `'\'` as unterminated), and `''` is one quote (the dialect keeps both).
@@ -18,7 +18,7 @@
 import { EngineError } from '../util/engine-error.js';
 import { AGGREGATE_NAMES } from './aggregate-names.js';
 import type { AstNode } from './ast.js';
-import { locationAt, maskQuoted, skipQuoted, stringLiteralRanges } from './lexical.js';
+import { locationAt, maskQuoted, stringLiteralRanges, topLevelRanges } from './lexical.js';
 
 /** Stands for a backslash inside string literals while the dialect parses them. */
 const BACKSLASH = '\uE000';
@@ -89,6 +89,11 @@ export function rewriteTrinoSyntax(input: string): TrinoRewrite {
   for (const m of masked.matchAll(/\bRANGE(\s+BETWEEN\s+UNBOUNDED\s+PRECEDING\s+AND\s+UNBOUNDED\s+FOLLOWING)\b/giu)) {
     edits.replace(m.index, m[0].length, pad(`ROWS${m[1]}`, m[0].length));
   }
+  // `OFFSET n ROWS`: ROWS is noise.
+  for (const m of masked.matchAll(/\bOFFSET\s+\d+\s+(ROWS?)\b/giu)) {
+    const at = m.index + m[0].length - m[1].length;
+    edits.replace(at, m[1].length, ' '.repeat(m[1].length));
+  }
   for (const m of masked.matchAll(/\bFETCH\s+(?:FIRST|NEXT)\s+(?:(\d+)\s+)?ROWS?\s+(ONLY|WITH\s+TIES)\b/giu)) {
     if (!/^ONLY$/iu.test(m[2])) throw new EngineError('NOT_SUPPORTED', 'FETCH FIRST ... WITH TIES is not supported yet', locationAt(input, m.index));
     edits.replace(m.index, m[0].length, pad(`LIMIT ${m[1] ?? '1'}`, m[0].length));
@@ -96,16 +101,11 @@ export function rewriteTrinoSyntax(input: string): TrinoRewrite {
   sql = edits.apply(sql);
   masked = maskQuoted(sql);
   const order = new Edits();
-  // `OFFSET n [ROWS] LIMIT m` → `LIMIT m OFFSET n` (the same characters in another order).
-  for (const m of masked.matchAll(/\bOFFSET(\s+)(\d+)(?:(\s+)ROWS?\b)?(\s+)(LIMIT\s+(?:\d+|ALL))\b/giu)) {
-    order.replace(m.index, m[0].length, pad(`${m[5]}${m[4]}OFFSET${m[1]}${m[2]}`, m[0].length));
+  // `OFFSET n LIMIT m` → `LIMIT m OFFSET n` (the same characters in another order).
+  for (const m of masked.matchAll(/\bOFFSET(\s+)(\d+)(\s+)(LIMIT\s+(?:\d+|ALL))\b/giu)) {
+    order.replace(m.index, m[0].length, `${m[4]}${m[3]}OFFSET${m[1]}${m[2]}`);
   }
-  sql = order.apply(sql);
-  masked = maskQuoted(sql);
-  const rows = new Edits();
-  for (const m of masked.matchAll(/\bOFFSET(\s+)(\d+)(\s+)ROWS?\b/giu)) rows.replace(m.index, m[0].length, pad(`OFFSET${m[1]}${m[2]}`, m[0].length));
-  sql = rows.apply(sql);
-  return { sql, distinctCalls, backslashes };
+  return { sql: order.apply(sql), distinctCalls, backslashes };
 }
 
 /**
@@ -128,23 +128,11 @@ function listaggOrder(sql: string): string {
     const keysMasked = masked.slice(close + 1 + within[0].length, orderClose);
     const keys: string[] = [];
     let dirs = '';
-    let depth = 0;
-    let start = 0;
-    const push = (end: number): void => {
-      const text = keysText.slice(start, end);
+    for (const [start, end] of topLevelRanges(keysMasked)) {
       const tail = /(?:\s+(ASC|DESC))?(?:\s+NULLS\s+(FIRST|LAST))?\s*$/iu.exec(keysMasked.slice(start, end)) as RegExpExecArray;
       dirs += (tail[1]?.toUpperCase() === 'DESC' ? 'D' : 'A') + (tail[2]?.toUpperCase() === 'FIRST' ? 'f' : 'l');
-      keys.push(text.slice(0, text.length - tail[0].length));
-    };
-    for (let i = 0; i < keysMasked.length; i++) {
-      if (keysMasked[i] === '(') depth++;
-      else if (keysMasked[i] === ')') depth--;
-      else if (keysMasked[i] === ',' && depth === 0) {
-        push(i);
-        start = i + 1;
-      }
+      keys.push(keysText.slice(start, end - tail[0].length));
     }
-    push(keysMasked.length);
     sql = `${sql.slice(0, close)}, '${dirs}', ${keys.join(', ')}${sql.slice(close, close + 1)}${sql.slice(orderClose + 1)}`;
     masked = maskQuoted(sql);
     re.lastIndex = open;
@@ -221,12 +209,9 @@ function valueItems(masked: string, start: number): [number, number][] {
     const trail = text.length - text.trimEnd().length;
     if (text.trim() !== '') items.push([itemStart + lead, end - trail]);
   };
+  // Quoted contents are blank in masked text: no comma, parenthesis or keyword inside them counts.
   for (let i = start; i < masked.length; i++) {
     const c = masked[i];
-    if (c === "'" || c === '"') {
-      i = skipQuoted(masked, i, c) - 1;
-      continue;
-    }
     if (c === '(') depth++;
     else if (c === ')') {
       if (depth === 0) {
@@ -251,18 +236,7 @@ function valueItems(masked: string, start: number): [number, number][] {
 
 /** Whether [from, to) is one parenthesized group (a row). */
 function isParenthesized(masked: string, from: number, to: number): boolean {
-  if (masked[from] !== '(') return false;
-  let depth = 0;
-  for (let i = from; i < to; i++) {
-    const c = masked[i];
-    if (c === "'" || c === '"') {
-      i = skipQuoted(masked, i, c) - 1;
-      continue;
-    }
-    if (c === '(') depth++;
-    else if (c === ')' && --depth === 0) return i === to - 1;
-  }
-  return false;
+  return masked[from] === '(' && matchingParen(masked, from) === to - 1;
 }
 
 /** Puts what rewriteTrinoSyntax moved out of the dialect's way back into the parsed tree. */
