@@ -17,6 +17,7 @@ import {
   bindExpr,
   call,
   coerce,
+  plainSelect,
   columnParts,
   identifierValue,
   loc,
@@ -42,6 +43,9 @@ import { commonSuperType } from './types-coercion.js';
 
 export type { AnalysisContext, PlanDependencies } from './bind.js';
 export { parseTypeName } from './bind.js';
+
+/** Refused in 'scalar' mode; ScalarSubqueries then answers a plain aggregate per row instead. */
+const INEQUALITY_CORRELATION = 'Correlated subqueries with conditions other than equality are supported only in EXISTS and as one plain aggregate (count, sum, avg, min, max)';
 
 /** 'rows': like 'exists', plus the one aggregate's argument as the last field (per-row subqueries). */
 type Mode = 'query' | 'scalar' | 'exists' | 'in' | 'rows';
@@ -552,7 +556,7 @@ class ScalarSubqueries implements SubqueryCollector {
     try {
       sub = analyzeSelect(ast, this.ctx, scope, 'scalar');
     } catch (e) {
-      const perRow = e instanceof EngineError && /other than equality/u.test(e.message) && this.allowCorrelation && !this.afterAggregation ? this.perRow(ast, node, scope) : undefined;
+      const perRow = e instanceof EngineError && e.message.endsWith(INEQUALITY_CORRELATION) && this.allowCorrelation && !this.afterAggregation ? this.perRow(ast, node, scope) : undefined;
       if (perRow === undefined) throw e;
       return perRow;
     }
@@ -623,7 +627,7 @@ class ScalarSubqueries implements SubqueryCollector {
     const call = columns.length === 1 ? columns[0].expr : undefined;
     const name = String(call?.name ?? '').toLowerCase();
     if (call?.type !== 'aggr_func' || !['count', 'sum', 'avg', 'min', 'max'].includes(name) || call.over || call.filter) return undefined;
-    if (String(call.args?.distinct ?? '').toUpperCase() === 'DISTINCT' || ast.groupby || ast.having || ast.limit?.value?.length || ast.distinct?.type || ast._next) return undefined;
+    if (String(call.args?.distinct ?? '').toUpperCase() === 'DISTINCT' || !plainSelect(ast)) return undefined;
     const rows = analyzeSelect(ast, this.ctx, scope, 'rows');
     const argIndex = rows.plan.fields.length - 1;
     const argType = rows.plan.fields[argIndex].type;
@@ -905,7 +909,7 @@ function analyzeSelect(ast: AstNode, outerCtx: AnalysisContext, outer: Scope | u
     residuals.push(c);
   }
   if (residuals.length > 0 && mode !== 'exists' && mode !== 'rows') {
-    throw new EngineError('NOT_SUPPORTED', 'Correlated subqueries with conditions other than equality are supported only in EXISTS and as one plain aggregate (count, sum, avg, min, max)', loc(ast.where));
+    throw new EngineError('NOT_SUPPORTED', INEQUALITY_CORRELATION, loc(ast.where));
   }
 
   // IN/EXISTS conjuncts that read a single relation of the group are applied to that relation

@@ -276,11 +276,15 @@ export function bindExpr(node: AstNode, bc: BindContext): Expr {
 function existsAsCount(node: AstNode, argNodes: readonly AstNode[], bc: BindContext): Expr {
   const sub = subqueryAst(argNodes[0]);
   const where = loc(node) ?? locateName(bc.ctx.sql, ['exists']);
-  const plain = sub !== undefined && sub.type === 'select' && !sub._next && !sub.set_op && !sub.groupby && !sub.having && !sub.limit?.value?.length && sub.distinct?.type == null && !sub.with;
-  if (!plain) throw new EngineError('NOT_SUPPORTED', 'EXISTS outside a WHERE conjunct is supported over a plain SELECT ... FROM ... WHERE only', where);
+  if (sub === undefined || !plainSelect(sub)) throw new EngineError('NOT_SUPPORTED', 'EXISTS outside a WHERE conjunct is supported over a plain SELECT ... FROM ... WHERE only', where);
   const counting: AstNode = { ...sub, columns: [{ type: 'expr', expr: { type: 'aggr_func', name: 'COUNT', args: { expr: { type: 'star', value: '*' } }, over: null }, as: null }], orderby: null };
   const count = scalarSubquery({ ast: counting }, bc);
   return call('$gt', [count, { kind: 'literal', value: 0, type: BIGINT }], node, bc.ctx);
+}
+
+/** A SELECT … FROM … WHERE with nothing that changes its row count: no GROUP BY, HAVING, DISTINCT, LIMIT, WITH or set operation. */
+export function plainSelect(ast: AstNode): boolean {
+  return ast.type === 'select' && !ast._next && !ast.set_op && !ast.groupby && !ast.having && !ast.limit?.value?.length && ast.distinct?.type == null && !ast.with;
 }
 
 function scalarSubquery(node: AstNode, bc: BindContext): Expr {
@@ -606,6 +610,8 @@ function bindAggregate(node: AstNode, bc: BindContext): Expr {
   const name = (typeof node.name === 'string' ? node.name : functionName(node)).toLowerCase();
   if (!aggregates) throw new EngineError('EXPRESSION_NOT_AGGREGATE', `Aggregate functions are not allowed here: ${name}(...)`, loc(node) ?? locateName(ctx.sql, [name]));
   const argNode = node.args?.expr as AstNode | undefined;
+  // Arguments after the first (max_by, approx_percentile, listagg): bindFunction passes them on.
+  const more = (node.args?.more ?? []) as AstNode[];
   // approx_distinct is answered exactly (a zero-error estimate).
   const distinct = String(node.args?.distinct ?? '').toUpperCase() === 'DISTINCT' || name === 'approx_distinct';
   const inner = (n: AstNode): Expr => bindExpr(n, { ...bc, aggregates: null, subqueries: bc.argumentSubqueries === undefined ? bc.subqueries : bc.argumentSubqueries });
@@ -625,7 +631,6 @@ function bindAggregate(node: AstNode, bc: BindContext): Expr {
   } else if (name === 'listagg') {
     // listagg(x, separator[, 'AD…', order keys…]): parse.ts (trino-syntax.ts) turns WITHIN GROUP
     // (ORDER BY …) into the directions and keys; separator and directions travel as constants.
-    const more = (node.args?.more ?? []) as AstNode[];
     if (!argNode || argNode.type === 'star' || more.length < 1 || more.length === 2) throw new EngineError('FUNCTION_NOT_FOUND', 'listagg(x, separator) WITHIN GROUP (ORDER BY ...) takes two arguments', loc(node) ?? locateName(ctx.sql, [name]));
     const value = inner(argNode);
     if (value.type.id !== 'varchar' && value.type.id !== 'unknown') throw new EngineError('TYPE_MISMATCH', `Unexpected parameters (${typeDisplayName(value.type)}) for function listagg`, loc(node) ?? locateName(ctx.sql, [name]));
@@ -638,7 +643,6 @@ function bindAggregate(node: AstNode, bc: BindContext): Expr {
   } else if (name === 'approx_percentile') {
     // Answered exactly: the value at rank ceil(p * n) of the group's sorted values (as DuckDB's
     // quantile_disc). The percentage travels as a constant second argument.
-    const more = (node.args?.more ?? []) as AstNode[];
     if (!argNode || argNode.type === 'star' || more.length !== 1) throw new EngineError('FUNCTION_NOT_FOUND', 'approx_percentile(x, percentage) takes two arguments', loc(node) ?? locateName(ctx.sql, [name]));
     const value = inner(argNode);
     const percentage = inner(more[0]);
@@ -648,7 +652,6 @@ function bindAggregate(node: AstNode, bc: BindContext): Expr {
     if (!(p >= 0 && p <= 1)) throw new EngineError('INVALID_FUNCTION_ARGUMENT', 'Percentile must be a constant between 0 and 1', loc(more[0]) ?? loc(node));
     call = { name, args: [value, { kind: 'literal', value: p, type: DOUBLE }], type: value.type.id === 'unknown' ? DOUBLE : value.type };
   } else if (name === 'max_by' || name === 'min_by') {
-    const more = (node.args?.more ?? []) as AstNode[];
     if (!argNode || argNode.type === 'star' || more.length !== 1) throw new EngineError('FUNCTION_NOT_FOUND', `${name}(x, y) takes two arguments`, loc(node) ?? locateName(ctx.sql, [name]));
     const value = inner(argNode);
     const by = inner(more[0]);
