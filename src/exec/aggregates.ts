@@ -6,7 +6,7 @@ import { BIGINT, BOOLEAN, DOUBLE, decimal, MAX_DECIMAL_PRECISION, UNKNOWN, type 
 import { roundHalfUp } from '../data/values.js';
 import type { AggregateSpec } from './specs.js';
 import { EngineError } from '../util/engine-error.js';
-import { isStringColumn, nullFlags, numericValues, stringValues } from './column-readers.js';
+import { anyValues, isStringColumn, nullFlags, numericValues, stringValues } from './column-readers.js';
 import { columnFromNumbers, columnFromStrings } from './build-columns.js';
 import { hashNumber } from './join-table.js';
 
@@ -634,9 +634,9 @@ class ByAccumulator implements Accumulator {
 
   update(groups: Int32Array, n: number, args: readonly Column[], mask: Uint8Array | null): void {
     const [x, y] = args;
-    const xs: ArrayLike<number | string> = isStringColumn(x) ? stringValues(x) : numericValues(x);
+    const xs = anyValues(x);
     const xNulls = nullFlags(x);
-    const ys: ArrayLike<number | string> = isStringColumn(y) ? stringValues(y) : numericValues(y);
+    const ys = anyValues(y);
     const yNulls = nullFlags(y);
     const keys = this.keys;
     for (let i = 0; i < n; i++) {
@@ -751,7 +751,7 @@ class ListaggAccumulator implements Accumulator {
     const nulls = nullFlags(args[0]);
     this.separator = stringValues(args[1])[0] ?? '';
     this.directions = stringValues(args[2])[0] ?? '';
-    const keys = args.slice(3).map((c) => ({ values: isStringColumn(c) ? (stringValues(c) as ArrayLike<number | string>) : numericValues(c), nulls: nullFlags(c) }));
+    const keys = args.slice(3).map((c) => ({ values: anyValues(c), nulls: nullFlags(c) }));
     for (let i = 0; i < n; i++) {
       if ((mask !== null && mask[i] === 0) || (nulls !== null && nulls[i] === 1)) continue;
       const g = groups[i];

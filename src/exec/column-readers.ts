@@ -7,6 +7,11 @@ export function isStringColumn(col: Column): boolean {
   return col.kind !== 'fixed';
 }
 
+/** The column's values as JS values: strings for varchar columns, numbers otherwise (NULL rows hold whatever their slot holds). */
+export function anyValues(col: Column): ArrayLike<number | string> {
+  return isStringColumn(col) ? stringValues(col) : numericValues(col);
+}
+
 /**
  * The column's values as numbers. `scratch`, when given and large enough, receives converted values
  * instead of a new array (the result is then only valid until the scratch is reused).
