@@ -15,7 +15,7 @@ import { explainAnalyze, explainDistributed, explainLogical } from '../sql/expla
 import { functionList } from '../sql/function-list.js';
 import { fragmentPlan, rowsPlan, type QueryPlan, type StagePlan } from '../sql/fragment.js';
 import { RULE_NAMES } from '../sql/optimize/index.js';
-import { bindParameters, parameterCount, parseStatement, type Statement } from '../sql/parse.js';
+import { bindParameters, parseStatement, withNullParameters, type Statement } from '../sql/parse.js';
 import { EngineError } from '../util/engine-error.js';
 import type { Logger } from '../util/logger.js';
 import { QueryExecution, type ExecutionContext } from './execution.js';
@@ -279,7 +279,7 @@ export class QueryManager implements QueryDriver {
       }
       case 'prepare': {
         // Checked now, as Trino does: a statement that does not parse is not prepared.
-        const inner = parseStatement(bindParameters(statement.statement, Array.from({ length: parameterCount(statement.statement) }, () => 'NULL')));
+        const inner = parseStatement(withNullParameters(statement.statement));
         if (inner.kind === 'prepare' || inner.kind === 'execute' || inner.kind === 'deallocate') throw new EngineError('NOT_SUPPORTED', `Invalid statement type for prepared statement: ${inner.kind.toUpperCase()}`, { lineNumber: 1, columnNumber: 1 });
         query.sessionUpdates.addedPrepare = { name: statement.name, sql: statement.statement };
         return finishedUpdate(query, 'PREPARE');

@@ -8,7 +8,7 @@ import sqlParser from 'node-sql-parser';
 import { BIGINT, BOOLEAN, DATE, DOUBLE, INTEGER, REAL, SMALLINT, TIMESTAMP, TINYINT, decimal, varchar, MAX_DECIMAL_PRECISION, type SqlType } from '../data/types.js';
 import { EngineError, type SourceLocation } from '../util/engine-error.js';
 import type { AstNode } from './ast.js';
-import { IDENT, identifierText, locationAt, skipQuoted, splitQualified } from './lexical.js';
+import { IDENT, identifierText, locationAt, skipQuoted, splitQualified, splitTopLevel } from './lexical.js';
 
 export interface ColumnDefinition {
   readonly name: string;
@@ -280,24 +280,7 @@ function matchingParen(s: string, open: number): number {
   return -1;
 }
 
-/** Splits on commas outside parentheses and quotes. */
-function splitTopLevel(s: string): string[] {
-  const out: string[] = [];
-  let depth = 0;
-  let from = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s[i];
-    if (c === "'" || c === '"') i = skipQuoted(s, i, c) - 1;
-    else if (c === '(') depth++;
-    else if (c === ')') depth--;
-    else if (c === ',' && depth === 0) {
-      out.push(s.slice(from, i));
-      from = i + 1;
-    }
-  }
-  if (s.slice(from).trim() || out.length > 0) out.push(s.slice(from));
-  return out;
-}
+
 
 
 function identifierOnly(text: string, sql: string): string {

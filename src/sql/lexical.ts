@@ -96,6 +96,13 @@ export function topLevelRanges(masked: string): [number, number][] {
   return ranges;
 }
 
+/** The comma-separated parts of a text outside parentheses, quotes and comments (untrimmed; none for blank text). */
+export function splitTopLevel(text: string): string[] {
+  const ranges = topLevelRanges(maskQuoted(text));
+  if (ranges.length === 1 && text.trim() === '') return [];
+  return ranges.map(([start, end]) => text.slice(start, end));
+}
+
 /** Ranges [start, end) of the insides of single-quoted strings (doubled quotes included). */
 export function stringLiteralRanges(sql: string): [number, number][] {
   const masked = maskQuoted(sql);

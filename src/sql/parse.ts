@@ -6,7 +6,7 @@ import sqlParser from 'node-sql-parser';
 import { EngineError, type SourceLocation } from '../util/engine-error.js';
 import type { AstNode } from './ast.js';
 import { restoreTrinoSyntax, rewriteTrinoSyntax } from './trino-syntax.js';
-import { IDENT, identifierText, locationAt, maskQuoted, skipQuoted, splitQualified, topLevelRanges } from './lexical.js';
+import { IDENT, identifierText, locationAt, maskQuoted, skipQuoted, splitQualified, splitTopLevel } from './lexical.js';
 
 export { locationAt };
 import { parseWriteStatement, type WriteStatement } from './ddl.js';
@@ -94,7 +94,7 @@ function parseUncached(sql: string): Statement {
     return { kind: 'prepare', name: identifierText(m[1]), statement: sql.slice(start).trim() };
   }
   if ((m = trimmed.match(new RegExp(String.raw`^EXECUTE\s+(${IDENT})(?:\s+USING\s+([\s\S]+))?$`, 'iu')))) {
-    return { kind: 'execute', name: identifierText(m[1]), parameters: m[2] === undefined ? [] : splitTopLevel(m[2]) };
+    return { kind: 'execute', name: identifierText(m[1]), parameters: m[2] === undefined ? [] : splitTopLevel(m[2]).map((p) => p.trim()) };
   }
   if ((m = trimmed.match(new RegExp(String.raw`^DEALLOCATE\s+PREPARE\s+(${IDENT})$`, 'iu')))) return { kind: 'deallocate', name: identifierText(m[1]) };
   if ((m = trimmed.match(new RegExp(String.raw`^USE\s+(${QNAME})$`, 'iu')))) {
@@ -118,19 +118,20 @@ function parseUncached(sql: string): Statement {
   return { kind: 'query', ast: parseQuery(sql), sql };
 }
 
-/** Comma-separated expressions at the top level (commas inside quotes or parentheses kept). */
-function splitTopLevel(text: string): string[] {
-  return topLevelRanges(maskQuoted(text)).map(([start, end]) => text.slice(start, end).trim());
-}
-
-/**
- * A prepared statement with its `?` parameters (outside quotes and comments) replaced by the
- * EXECUTE ... USING expressions, each parenthesized.
- */
-export function bindParameters(statement: string, parameters: readonly string[]): string {
+/** Where a statement's `?` parameters are (outside quotes and comments). */
+function parameterPositions(statement: string): number[] {
   const masked = maskQuoted(statement);
   const positions: number[] = [];
   for (let i = 0; i < masked.length; i++) if (masked[i] === '?') positions.push(i);
+  return positions;
+}
+
+/**
+ * A prepared statement with its `?` parameters replaced by the EXECUTE ... USING expressions,
+ * each parenthesized.
+ */
+export function bindParameters(statement: string, parameters: readonly string[]): string {
+  const positions = parameterPositions(statement);
   if (positions.length !== parameters.length) {
     throw new EngineError('INVALID_PARAMETER_USAGE', `Incorrect number of parameters: expected ${positions.length} but found ${parameters.length}`);
   }
@@ -143,9 +144,9 @@ export function bindParameters(statement: string, parameters: readonly string[])
   return out + statement.slice(copied);
 }
 
-/** How many `?` parameters a statement has (outside quotes and comments). */
-export function parameterCount(statement: string): number {
-  return [...maskQuoted(statement)].filter((c) => c === '?').length;
+/** The statement with every `?` parameter NULL: what PREPARE checks parses. */
+export function withNullParameters(statement: string): string {
+  return bindParameters(statement, parameterPositions(statement).map(() => 'NULL'));
 }
 
 /** A SET SESSION value: a string literal, a number or a boolean (Trino takes any constant expression). */
