@@ -54,7 +54,6 @@ export async function createApp(config: Config, logger: Logger = createLogger({ 
     maxBodyBytes: config.maxBodyBytes,
     logger,
     recorder: health,
-    frontDoor: config.httpFrontDoor,
   });
   baseUrl = server.baseUrl;
 

@@ -30,7 +30,6 @@ const OPTIONS: readonly OptionSpec[] = [
   { key: 'adminUsername', flag: '--admin-username', env: 'ADMIN_USERNAME', value: '<name>', defaultText: 'admin', help: 'initial administrator of the identity service' },
   { key: 'adminPassword', flag: '--admin-password', env: 'ADMIN_PASSWORD', value: '<secret>', defaultText: 'admin', help: 'its password (never logged; the default logs a warning)' },
   { key: 'environment', flag: '--environment', env: 'NODE_ENVIRONMENT', value: '<name>', defaultText: 'production', help: 'environment name reported by /v1/info and /v1/status' },
-  { key: 'httpFrontDoor', flag: '--http-front-door', env: 'HTTP_FRONT_DOOR', value: 'on|off', defaultText: 'on', help: 'accept absolute-form request targets (presto-client cancel) via a small proxy in front of uWS' },
   { key: 'rebuildIdentity', flag: '--rebuild-identity', value: '', defaultText: 'off', help: 'rebuild the identity tables from the event log at startup' },
   { key: 'exitAfterRebuild', flag: '--exit-after-rebuild', value: '', defaultText: 'off', help: 'exit after --rebuild-identity instead of serving' },
 ];
@@ -49,7 +48,6 @@ type RawConfig = {
   adminUsername?: string;
   adminPassword?: string;
   environment?: string;
-  httpFrontDoor?: string;
   rebuildIdentity?: string;
   exitAfterRebuild?: string;
 };
@@ -100,7 +98,6 @@ const ConfigSchema = z.object({
   adminUsername: nonEmpty.optional(),
   adminPassword: z.string().min(1, 'must not be empty').optional(),
   environment: nonEmpty.regex(/^[a-z0-9_]+$/, 'must be lower-case letters, digits and _').default('production'),
-  httpFrontDoor: switchText.default(true),
   rebuildIdentity: switchText.default(false),
   exitAfterRebuild: switchText.default(false),
 });
@@ -126,7 +123,6 @@ export interface Config {
   /** True when neither the admin username nor the password was given: startup warns loudly. */
   readonly adminCredentialsDefaulted: boolean;
   readonly environment: string;
-  readonly httpFrontDoor: boolean;
   readonly rebuildIdentity: boolean;
   readonly exitAfterRebuild: boolean;
 }
@@ -210,7 +206,6 @@ export function loadConfig(argv: readonly string[], env: Readonly<Record<string,
     adminPassword: c.adminPassword ?? 'admin',
     adminCredentialsDefaulted: c.adminUsername === undefined && c.adminPassword === undefined,
     environment: c.environment,
-    httpFrontDoor: c.httpFrontDoor,
     rebuildIdentity: c.rebuildIdentity,
     exitAfterRebuild: c.exitAfterRebuild,
   };

@@ -5,8 +5,7 @@ import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { Router } from '../src/http/router.js';
-import { rewriteRequestLine } from '../src/http/front-door.js';
-import { listen, type HttpServer } from '../src/http/server.js';
+import { listen, splitTarget, type HttpServer } from '../src/http/server.js';
 import { HttpError, json, noContent, text, type HttpRequest } from '../src/http/types.js';
 import { NodeHealth } from '../src/coordinator/node-health.js';
 
@@ -93,7 +92,7 @@ function testRouter(): Router {
   return router;
 }
 
-describe('HTTP server on uWebSockets.js', () => {
+describe('HTTP server (node:http)', () => {
   let server: HttpServer;
   let base: string;
   const health = new NodeHealth();
@@ -190,6 +189,26 @@ describe('HTTP server on uWebSockets.js', () => {
     expect((await fetch(`${base}/hello/again`)).status).toBe(200);
   });
 
+  it('delivers the 413 of a declared oversize upload while the client keeps sending (lingering close, no reset)', async () => {
+    const upload = (): Promise<string> =>
+      new Promise((resolve) => {
+        const socket = net.connect(server.port, '127.0.0.1');
+        let out = '';
+        socket.on('data', (d) => (out += d.toString('latin1')));
+        socket.on('error', () => undefined);
+        socket.on('close', () => {
+          clearInterval(more);
+          resolve(out);
+        });
+        socket.write(`POST /echo HTTP/1.1\r\nHost: h\r\nContent-Length: ${100 * 1024 * 1024}\r\n\r\n${'z'.repeat(200_000)}`);
+        const more = setInterval(() => socket.writable && socket.write('z'.repeat(64 * 1024)), 1);
+        setTimeout(() => socket.destroy(), 3000);
+      });
+    const statuses = new Set<number>();
+    for (let k = 0; k < 25; k++) statuses.add(parseRaw(await upload()).status);
+    expect([...statuses]).toEqual([413]);
+  });
+
   it('answers 413 for a chunked body that grows past the limit', async () => {
     const chunk = 'a'.repeat(16 * 1024);
     const chunks = Array.from({ length: 8 }, () => `${chunk.length.toString(16)}\r\n${chunk}\r\n`).join('');
@@ -219,10 +238,44 @@ describe('HTTP server on uWebSockets.js', () => {
     expect(seen.lastCancelPeer).toBe('127.0.0.1');
   });
 
-  it('rewrites only absolute-form request lines', () => {
-    expect(rewriteRequestLine(Buffer.from('GET http://h:1 HTTP/1.1\r\nHost: h\r\n')).toString()).toBe('GET / HTTP/1.1\r\nHost: h\r\n');
-    expect(rewriteRequestLine(Buffer.from('GET https://h?a=1 HTTP/1.1\r\n')).toString()).toBe('GET /?a=1 HTTP/1.1\r\n');
-    expect(rewriteRequestLine(Buffer.from('GET /x HTTP/1.1\r\n')).toString()).toBe('GET /x HTTP/1.1\r\n');
+  it('reduces absolute-form targets to their path and query', () => {
+    expect(splitTarget('http://h:1')).toEqual({ path: '/', rawQuery: '' });
+    expect(splitTarget('https://h?a=1')).toEqual({ path: '/', rawQuery: 'a=1' });
+    expect(splitTarget('http://h:1/v1/statement/q/2?x=1&y')).toEqual({ path: '/v1/statement/q/2', rawQuery: 'x=1&y' });
+    expect(splitTarget('/x?a=b?c')).toEqual({ path: '/x', rawQuery: 'a=b?c' });
+  });
+
+  it('routes absolute-form targets on every request of a keep-alive connection', async () => {
+    seen.lastCancel = undefined;
+    const raw = await rawRequest(
+      server.port,
+      `GET /hello/first HTTP/1.1\r\nHost: h\r\n\r\nDELETE http://127.0.0.1:${server.port}/v1/statement/q_keep/7 HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n`,
+    );
+    expect(raw.match(/HTTP\/1\.1 \d{3}/g)).toEqual(['HTTP/1.1 200', 'HTTP/1.1 204']);
+    expect(seen.lastCancel?.params).toEqual({ queryId: 'q_keep', token: '7' });
+  });
+
+  it('answers a request it cannot parse with 400 and headers over 16 KiB with 431, and stays healthy', async () => {
+    const garbage = parseRaw(await rawRequest(server.port, 'this is not http\r\n\r\n'));
+    expect(garbage.status).toBe(400);
+    expect(JSON.parse(garbage.body)).toEqual({ error: 'Bad Request' });
+    // A PROXY protocol header is not HTTP: a client cannot claim another address by sending one.
+    const proxy = Buffer.from([0x0d, 0x0a, 0x0d, 0x0a, 0x00, 0x0d, 0x0a, 0x51, 0x55, 0x49, 0x54, 0x0a, 0x21, 0x11, 0x00, 0x0c, 10, 1, 2, 3, 127, 0, 0, 1, 0x04, 0xd2, 0x00, 0x50]);
+    expect(parseRaw(await rawRequest(server.port, Buffer.concat([proxy, Buffer.from('GET /hello/x HTTP/1.1\r\nHost: h\r\n\r\n')]))).status).toBe(400);
+    const huge = parseRaw(await rawRequest(server.port, `GET /hello/x HTTP/1.1\r\nHost: h\r\nX-Big: ${'b'.repeat(17 * 1024)}\r\n\r\n`));
+    expect(huge.status).toBe(431);
+    const jwtSized = await fetch(`${base}/hello/token`, { headers: { authorization: `Bearer ${'t'.repeat(12 * 1024)}` } });
+    expect(jwtSized.status).toBe(200);
+    expect((await fetch(`${base}/hello/again`)).status).toBe(200);
+  });
+
+  it('joins repeated request headers with ", "', async () => {
+    const router = new Router();
+    router.add('GET', '/h', (req) => json(200, { session: req.headers['x-trino-session'] }));
+    const s = await listen(router, { host: '127.0.0.1', port: 0 });
+    const res = parseRaw(await rawRequest(s.port, 'GET /h HTTP/1.1\r\nHost: h\r\nX-Trino-Session: a=1\r\nX-Trino-Session: b=2\r\nConnection: close\r\n\r\n'));
+    expect(JSON.parse(res.body)).toEqual({ session: 'a=1, b=2' });
+    await s.close();
   });
 
   it('serves presto-client: chunked POST without Content-Type, polling, and cancel by absolute-form DELETE', async () => {
@@ -321,28 +374,7 @@ describe('graceful close', () => {
     expect(await pending).toBeInstanceOf(Error);
   });
 
-  it('binds uWS directly with frontDoor off (absolute-form is then refused by uWS)', async () => {
-    const server = await listen(testRouter(), { host: '127.0.0.1', port: 0, frontDoor: false });
-    expect((await fetch(`http://127.0.0.1:${server.port}/hello/direct`)).status).toBe(200);
-    const raw = await rawRequest(server.port, `DELETE http://127.0.0.1:${server.port}/v1/statement/q/1 HTTP/1.1\r\nHost: h\r\n\r\n`);
-    expect(parseRaw(raw).status).toBe(505);
-    await server.close();
-  });
-
-  it('believes a PROXY header only from its own front door', async () => {
-    const router = new Router();
-    router.add('GET', '/ip', (req) => json(200, { ip: req.remoteAddress }));
-    const server = await listen(router, { host: '127.0.0.1', port: 0, frontDoor: false });
-    // A PROXY v2 header claiming 10.1.2.3:1234 → 127.0.0.1:80, then the request.
-    const proxy = Buffer.from([0x0d, 0x0a, 0x0d, 0x0a, 0x00, 0x0d, 0x0a, 0x51, 0x55, 0x49, 0x54, 0x0a, 0x21, 0x11, 0x00, 0x0c, 10, 1, 2, 3, 127, 0, 0, 1, 0x04, 0xd2, 0x00, 0x50]);
-    const raw = await rawRequest(server.port, Buffer.concat([proxy, Buffer.from('GET /ip HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n')]));
-    const res = parseRaw(raw);
-    expect(res.status).toBe(200);
-    expect(JSON.parse(res.body)).toEqual({ ip: '127.0.0.1' });
-    await server.close();
-  });
-
-  it('keeps an IPv6 client address through the front door', async () => {
+  it('reports an IPv6 client address and base URL', async () => {
     const router = new Router();
     router.add('GET', '/ip', (req) => json(200, { ip: req.remoteAddress, baseUrl: req.baseUrl }));
     const server = await listen(router, { host: '::1', port: 0 }).catch(() => undefined);

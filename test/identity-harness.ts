@@ -24,7 +24,7 @@ export async function startIdentity(opts: { dir?: string } = {}): Promise<Harnes
   const svc = await openIdentityService({ dataDir: dir, adminUsername: 'admin', adminPassword: 'admin-pw' });
   const router = new Router();
   registerIdentityRoutes(router, svc);
-  const server = await listen(router, { host: '127.0.0.1', port: 0, frontDoor: false });
+  const server = await listen(router, { host: '127.0.0.1', port: 0 });
   return {
     baseUrl: server.baseUrl,
     svc,

@@ -19,7 +19,6 @@ describe('loadConfig', () => {
       adminPassword: 'admin',
       adminCredentialsDefaulted: true,
       environment: 'production',
-      httpFrontDoor: true,
       rebuildIdentity: false,
       exitAfterRebuild: false,
     });
@@ -28,12 +27,12 @@ describe('loadConfig', () => {
   it('reads the environment', () => {
     const c = loadConfig([], {
       PORT: '9090', HOST: '127.0.0.1', DATA_DIR: '/tmp/d', WORKERS: '3', QUERY_MAX_MEMORY: '512MB', QUERY_CLIENT_TIMEOUT: '30s',
-      MAX_BODY_SIZE: '2MB', LOG_LEVEL: 'debug', ADMIN_USERNAME: 'root', ADMIN_PASSWORD: 's3cret', HTTP_FRONT_DOOR: 'off',
+      MAX_BODY_SIZE: '2MB', LOG_LEVEL: 'debug', ADMIN_USERNAME: 'root', ADMIN_PASSWORD: 's3cret',
       QUERY_MAX_HISTORY: '50',
     });
     expect(c).toMatchObject({
       port: 9090, host: '127.0.0.1', dataDir: '/tmp/d', workers: 3, queryMaxMemoryBytes: 512 * 1024 ** 2, queryClientTimeoutMs: 30_000,
-      maxBodyBytes: 2 * 1024 ** 2, logLevel: 'debug', adminUsername: 'root', adminPassword: 's3cret', adminCredentialsDefaulted: false, httpFrontDoor: false,
+      maxBodyBytes: 2 * 1024 ** 2, logLevel: 'debug', adminUsername: 'root', adminPassword: 's3cret', adminCredentialsDefaulted: false,
       queryMaxHistory: 50,
     });
   });

@@ -39,8 +39,6 @@ export async function startBareServer(): Promise<{ url: string; close(): void }>
 }
 
 export interface ProtocolResults {
-  /** Whether the server ran with its front door (node:net proxy before uWS), as users get by default. */
-  readonly frontDoor: boolean;
   readonly trivial: LoadResult;
   readonly tpch?: LoadResult;
   readonly bare: LoadResult;
@@ -48,25 +46,13 @@ export interface ProtocolResults {
   readonly perRequestOverhead: number;
   /** Our time per complete SELECT 1 (POST + every GET) over one bare reply's. */
   readonly perQueryOverhead: number;
-  /** With the front door on: SELECT 1 against a second server without it, for comparison. */
-  readonly trivialWithoutDoor?: LoadResult;
-  readonly perRequestOverheadWithoutDoor?: number;
-}
-
-/** A server to measure, started on demand and closed after. */
-export interface ServerUnderLoad {
-  readonly baseUrl: string;
-  close(): Promise<void>;
 }
 
 export interface LoadOptions {
-  readonly frontDoor: boolean;
   readonly connections: number;
   readonly durationSeconds: number;
   /** The tpch scenario's query and schema; omitted = only SELECT 1. */
   readonly tpch?: { readonly sql: string; readonly schema: string; readonly label: string };
-  /** Starts a server like the measured one but without the front door (only when it has one). */
-  readonly withoutDoor?: () => Promise<ServerUnderLoad>;
   readonly onStep?: (label: string) => void;
 }
 
@@ -87,19 +73,6 @@ export async function protocolLoad(baseUrl: string, o: LoadOptions): Promise<Pro
     o.onStep?.(`load: ${o.tpch.label}`);
     tpch = await runLoad(s);
   }
-  let trivialWithoutDoor: LoadResult | undefined;
-  if (o.frontDoor && o.withoutDoor) {
-    const server = await o.withoutDoor();
-    try {
-      const s: LoadScenario = { ...statement('SELECT 1, front door off', 'SELECT 1', 'tiny'), url: server.baseUrl };
-      o.onStep?.('load: SELECT 1 without the front door (warm-up)');
-      await runLoad(warm(s));
-      o.onStep?.('load: SELECT 1 without the front door');
-      trivialWithoutDoor = await runLoad(s);
-    } finally {
-      await server.close();
-    }
-  }
   const bareServer = await startBareServer();
   let bare: LoadResult;
   try {
@@ -112,12 +85,10 @@ export async function protocolLoad(baseUrl: string, o: LoadOptions): Promise<Pro
     bareServer.close();
   }
   return {
-    frontDoor: o.frontDoor,
     trivial,
     tpch,
     bare,
     perRequestOverhead: bare.requestsPerSecond / trivial.requestsPerSecond,
     perQueryOverhead: bare.requestsPerSecond / (trivial.queriesPerSecond ?? NaN),
-    ...(trivialWithoutDoor ? { trivialWithoutDoor, perRequestOverheadWithoutDoor: bare.requestsPerSecond / trivialWithoutDoor.requestsPerSecond } : {}),
   };
 }

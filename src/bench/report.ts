@@ -127,7 +127,7 @@ export function loadTable(results: BenchResults): string {
   if (!l) return '';
   const conns = l.trivial.connections;
   const t = table(['scenario', 'queries/s', 'query p50', 'query p99', 'HTTP req/s', 'req p50', 'req p99', 'failed / non-2xx']);
-  for (const r of [l.trivial, l.trivialWithoutDoor, l.tpch, l.bare]) {
+  for (const r of [l.trivial, l.tpch, l.bare]) {
     if (!r) continue;
     t.push([
       r.name,
@@ -141,10 +141,9 @@ export function loadTable(results: BenchResults): string {
     ]);
   }
   return [
-    `statement protocol on loopback: ${conns} concurrent keep-alive clients (autocannon in a worker thread) for ${l.trivial.seconds.toFixed(1)} s each; a query = POST /v1/statement + GET nextUri until done; HTTP front door ${l.frontDoor === false ? 'off (HTTP_FRONT_DOOR=off)' : 'on (the default)'}`,
+    `statement protocol on loopback: ${conns} concurrent keep-alive clients (autocannon in a worker thread) for ${l.trivial.seconds.toFixed(1)} s each; a query = POST /v1/statement + GET nextUri until done`,
     t.toString(),
-    `per-request cost vs the bare uWebSockets.js reply: ${fmtRatio(l.perRequestOverhead)} per HTTP request, ${fmtRatio(l.perQueryOverhead)} per complete SELECT 1 (POST + GETs)` +
-      (l.perRequestOverheadWithoutDoor === undefined ? '' : `; without the front door (a second server, HTTP_FRONT_DOOR=off) ${fmtRatio(l.perRequestOverheadWithoutDoor)} per HTTP request`),
+    `per-request cost vs the bare uWebSockets.js reply: ${fmtRatio(l.perRequestOverhead)} per HTTP request, ${fmtRatio(l.perQueryOverhead)} per complete SELECT 1 (POST + GETs)`,
   ].join('\n');
 }
 

@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
 import { createApp, type App } from '../app.js';
-import { defaultConfig, loadConfig } from '../config.js';
+import { defaultConfig } from '../config.js';
 import { parseArgs, UsageError, USAGE, type BenchOptions } from './args.js';
 import { runChild } from './child.js';
 import { runStatement } from './client.js';
@@ -30,28 +30,16 @@ function schemaFor(sf: number): string {
   return sf === 0.01 ? 'tiny' : `sf${sf}`;
 }
 
-/** The bench serves with the same front door setting users get, unless HTTP_FRONT_DOOR says otherwise. */
-function benchFrontDoor(): boolean {
-  return loadConfig([], { HTTP_FRONT_DOOR: process.env.HTTP_FRONT_DOOR }).httpFrontDoor;
-}
-
-async function startServer(threads: number, frontDoor = benchFrontDoor()): Promise<{ app: App; frontDoor: boolean; close(): Promise<void> }> {
+async function startServer(threads: number): Promise<{ app: App; close(): Promise<void> }> {
   const dataDir = mkdtempSync(join(os.tmpdir(), 'bench-server-'));
-  const app = await createApp(defaultConfig({ host: '127.0.0.1', port: 0, workers: threads, dataDir, httpFrontDoor: frontDoor }));
+  const app = await createApp(defaultConfig({ host: '127.0.0.1', port: 0, workers: threads, dataDir }));
   return {
     app,
-    frontDoor,
     close: async () => {
       await app.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
-}
-
-/** A second server for the load section, as the measured one but without the front door. */
-async function serverWithoutDoor(threads: number): Promise<{ baseUrl: string; close(): Promise<void> }> {
-  const server = await startServer(threads, false);
-  return { baseUrl: server.app.baseUrl, close: () => server.close() };
 }
 
 /** One query through our server: a warm-up (which generates the tables it touches first), then the timed runs. */
@@ -132,11 +120,9 @@ async function loadOnly(o: BenchOptions, resultsDir: string): Promise<void> {
   try {
     const q6 = tpchQuery(6);
     load = await protocolLoad(server.app.baseUrl, {
-      frontDoor: server.frontDoor,
       connections: o.connections,
       durationSeconds: o.durationSeconds,
       tpch: { sql: q6.sql, schema: o.loadSchema, label: `TPC-H Q6 (tpch.${o.loadSchema})` },
-      withoutDoor: () => serverWithoutDoor(o.threads),
       onStep: (label) => {
         progress.advance();
         progress.task(label);
@@ -241,11 +227,9 @@ async function main(): Promise<void> {
       // 5. Statement-protocol throughput beside a bare uWebSockets.js reply.
       if (!o.skipLoad) {
         load = await protocolLoad(server.app.baseUrl, {
-          frontDoor: server.frontDoor,
-          connections: o.connections,
+              connections: o.connections,
           durationSeconds: o.durationSeconds,
-          withoutDoor: () => serverWithoutDoor(o.threads),
-          onStep: (label) => {
+              onStep: (label) => {
             progress.task(label);
             if (!label.includes('warm-up')) progress.advance(2);
           },

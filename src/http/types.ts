@@ -1,6 +1,6 @@
-// The contract between the HTTP front end (uWebSockets.js, server.ts) and the resources behind it
+// The contract between the HTTP front end (node:http, server.ts) and the resources behind it
 // (coordinator, identity, oidc). Handlers see a fully read request and return a reply; they never
-// touch uWS objects, so they stay testable and the server owns corking, aborts and back-pressure.
+// touch node:http objects, so they stay testable and the server owns writing, aborts and back-pressure.
 
 import type { ClientSignal } from '../util/client-signal.js';
 

@@ -18,7 +18,7 @@ async function main(): Promise<void> {
   const svc = await openIdentityService({ dataDir: dir, adminUsername: 'admin', adminPassword: 'bench-pw' });
   const router = new Router();
   registerIdentityRoutes(router, svc);
-  const server = await listen(router, { host: '127.0.0.1', port: 0, frontDoor: false });
+  const server = await listen(router, { host: '127.0.0.1', port: 0 });
   const base = server.baseUrl;
   const tok = async (body: string) =>
     ((await (await fetch(`${base}/realms/master/protocol/openid-connect/token`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body })).json()) as { access_token: string }).access_token;

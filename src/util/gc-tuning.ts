@@ -10,8 +10,8 @@
 // those threads take the CPU from the main thread that serves every request, and scavenges that
 // run while marking is in progress take 3x longer (`--trace-gc`, SELECT 1 under 32 clients: 5.0 ms
 // against 1.6 ms on average). Marking in small steps on the main thread instead measured
-// 10.8k → 13.7–15.5k queries/s and p99 12.0 → 7.4–8.3 ms with the front door off (10.1k → 10.7k,
-// p99 9.7 → 8.4 ms with it on); the 22 TPC-H queries at sf1 did not change beyond noise. The
+// 10.8k → 13.7–15.5k queries/s and p99 12.0 → 7.4–8.3 ms (on uWS, before the move to node:http);
+// the 22 TPC-H queries at sf1 did not change beyond noise. The
 // flag is process-wide and read when a marking cycle starts, so setting it at startup suffices.
 // Who starts node with an explicit choice of either flag (in execArgv or NODE_OPTIONS) keeps it.
 import v8 from 'node:v8';
