@@ -221,8 +221,21 @@ class DoubleSumAccumulator implements Accumulator {
 type NumericFold = 'sum' | 'min' | 'max' | 'and' | 'or' | 'first';
 
 /** sum/min/max/bool_and/bool_or/arbitrary over numbers: one value per group plus an empty flag. */
+/** Growable.empty: no value yet (NULL). */
+const EMPTY = 1;
+/** Growable.empty of a min: only NaNs seen so far (the min is NaN unless a number comes). */
+const EXTREME_NAN = 2;
+
+/** A fixed-width column's values as numbers, read in place where one slot is one value. */
+function plainNumbers(col: Column): ArrayLike<number> {
+  if (col.kind === 'fixed' && (col.values instanceof Int32Array || col.values instanceof Float64Array) && col.type.id !== 'bigint' && col.type.id !== 'timestamp') return col.values;
+  return numericValues(col);
+}
+
 class NumericAccumulator implements Accumulator {
   private readonly state = new Growable();
+  /** Groups whose slot extreme() has set to its identity. */
+  private primedGroups = 0;
 
   constructor(
     private readonly fold: NumericFold,
@@ -265,8 +278,14 @@ class NumericAccumulator implements Accumulator {
 
   update(groups: Int32Array, n: number, args: readonly Column[], mask: Uint8Array | null, groupCount: number): void {
     this.state.ensure(groupCount);
-    const v = numericValues(args[0]);
     const nulls = nullFlags(args[0]);
+    if (this.fold === 'min' || this.fold === 'max') {
+      const v = plainNumbers(args[0]);
+      if (groupCount === 1) this.globalExtreme(n, v, mask, nulls, this.fold === 'max');
+      else this.extreme(groups, n, v, mask, nulls, this.fold === 'max', groupCount);
+      return;
+    }
+    const v = numericValues(args[0]);
     if (this.fold === 'sum' && mask === null && nulls === null) {
       const s = this.state;
       for (let i = 0; i < n; i++) {
@@ -274,10 +293,6 @@ class NumericAccumulator implements Accumulator {
         s.values[g] = s.empty[g] === 1 ? v[i] : s.values[g] + v[i];
         s.empty[g] = 0;
       }
-      return;
-    }
-    if (this.fold === 'min' || this.fold === 'max') {
-      this.extreme(groups, n, v, mask, nulls, this.fold === 'max');
       return;
     }
     for (let i = 0; i < n; i++) {
@@ -288,21 +303,67 @@ class NumericAccumulator implements Accumulator {
 
   /**
    * min/max in a loop of their own (apply's per-row switch cost 14 ns a row: max(orderkey) over
-   * 730k orders); the state arrays in locals, no mask or NULL test when there are none.
+   * 730k orders). A group's slot starts at the fold's identity (±Infinity) instead of being tested
+   * for emptiness every row (2.8 → 1.6 ns a row). NaN orders above every number, as in ORDER BY
+   * (and DuckDB): max is NaN once a NaN is seen; min is NaN only when every value is (EXTREME_NAN).
    */
-  private extreme(groups: Int32Array, n: number, v: Float64Array, mask: Uint8Array | null, nulls: Uint8Array | null, max: boolean): void {
+  private extreme(groups: Int32Array, n: number, v: ArrayLike<number>, mask: Uint8Array | null, nulls: Uint8Array | null, max: boolean, groupCount: number): void {
     const values = this.state.values;
     const empty = this.state.empty;
+    for (let g = this.primedGroups; g < groupCount; g++) if (empty[g] === EMPTY) values[g] = max ? -Infinity : Infinity;
+    this.primedGroups = Math.max(this.primedGroups, groupCount);
     const all = mask === null && nulls === null;
+    if (max) {
+      for (let i = 0; i < n; i++) {
+        if (!all && ((mask !== null && mask[i] === 0) || (nulls !== null && nulls[i] === 1))) continue;
+        const g = groups[i];
+        const x = v[i];
+        const c = values[g];
+        values[g] = x > c || x !== x ? x : c;
+        empty[g] = 0;
+      }
+      return;
+    }
     for (let i = 0; i < n; i++) {
       if (!all && ((mask !== null && mask[i] === 0) || (nulls !== null && nulls[i] === 1))) continue;
       const g = groups[i];
       const x = v[i];
-      if (empty[g] === 1) {
-        values[g] = x;
-        empty[g] = 0;
-      } else if (max ? x > values[g] : x < values[g]) values[g] = x;
+      if (x !== x) {
+        if (empty[g] === EMPTY) empty[g] = EXTREME_NAN;
+        continue;
+      }
+      const c = values[g];
+      values[g] = x < c ? x : c;
+      empty[g] = 0;
     }
+  }
+
+  /** extreme() for a global aggregation (one group: every id is 0), the state in locals. */
+  private globalExtreme(n: number, v: ArrayLike<number>, mask: Uint8Array | null, nulls: Uint8Array | null, max: boolean): void {
+    let flag = this.state.empty[0];
+    let best = flag === 0 ? this.state.values[0] : max ? -Infinity : Infinity;
+    const all = mask === null && nulls === null;
+    if (max) {
+      for (let i = 0; i < n; i++) {
+        if (!all && ((mask !== null && mask[i] === 0) || (nulls !== null && nulls[i] === 1))) continue;
+        const x = v[i];
+        if (x > best || x !== x) best = x;
+        flag = 0;
+      }
+    } else {
+      for (let i = 0; i < n; i++) {
+        if (!all && ((mask !== null && mask[i] === 0) || (nulls !== null && nulls[i] === 1))) continue;
+        const x = v[i];
+        if (x !== x) {
+          if (flag === EMPTY) flag = EXTREME_NAN;
+        } else {
+          if (x < best) best = x;
+          flag = 0;
+        }
+      }
+    }
+    this.state.empty[0] = flag;
+    if (flag === 0) this.state.values[0] = best;
   }
 
   merge(groups: Int32Array, n: number, states: readonly Column[], groupCount: number): void {
@@ -315,6 +376,13 @@ class NumericAccumulator implements Accumulator {
 
   final(groupCount: number): Column {
     this.state.ensure(groupCount);
+    const empty = this.state.empty;
+    for (let g = 0; g < groupCount; g++) {
+      if (empty[g] === EXTREME_NAN) {
+        this.state.values[g] = NaN;
+        empty[g] = 0;
+      }
+    }
     if (this.type.id === 'bigint') {
       for (let g = 0; g < groupCount; g++) {
         const v = this.state.values[g];

@@ -88,6 +88,8 @@ export class GroupByHash {
   private dense: Int32Array | null | undefined = undefined;
   private denseMin = 0;
   groupCount = 0;
+  /** A global aggregation's group ids (all 0), reused page after page. */
+  private zeroIds = new Int32Array(0);
   /** Groups in the hash table (all but those only the direct index holds): its load. */
   private hashedGroups = 0;
 
@@ -380,6 +382,8 @@ export class GroupByHash {
 
   /** Makes room for `rows` more groups without rehashing as they arrive. */
   reserve(rows: number): void {
+    // No keys (a global aggregation): one group, no table.
+    if (this.stringKey.length === 0) return;
     const want = (this.groupCount + rows) * 2;
     if (this.slots.length >= want || this.direct !== null) return;
     // One numeric key with a direct index (or before its first page decides on one): its groups
@@ -558,12 +562,14 @@ export class GroupByHash {
 
   /** Assigns a group id to every row of the key columns; with `sel`, to the rows it selects (ids[j] is row sel[j]'s group). */
   groupIds(keys: readonly Column[], n: number, sel: Int32Array | null = null): Int32Array {
-    const ids = new Int32Array(n);
     const k = keys.length;
     if (k === 0) {
+      // One group: the same zeros every page (callers only read the ids).
       if (this.groupCount === 0) this.groupCount = 1;
-      return ids;
+      if (this.zeroIds.length < n) this.zeroIds = new Int32Array(n);
+      return this.zeroIds.subarray(0, n);
     }
+    const ids = new Int32Array(n);
     if (sel !== null) keys = keys.map((c) => gatherColumn(c, sel, n));
     // The path is chosen on the first page and kept: each stores its group keys its own way.
     if (this.lead === undefined) this.lead = this.groupCount === 0 && !keys.every((c) => c.kind === 'dict') ? this.chooseLead(keys) : -1;
