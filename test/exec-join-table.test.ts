@@ -243,3 +243,23 @@ describe('single bigint keys probed in place', () => {
     expect(probePairs(twice, probes, null)).toEqual(naive(twice, probes, null));
   });
 });
+
+describe('join table sharing', () => {
+  it('keeps every buffer of its page on a SharedArrayBuffer, whatever the build pages were', () => {
+    // A page built on this thread (plain ArrayBuffers), as an inline pipeline or a message makes it.
+    const keys = new Float64Array([3, 1, 2]);
+    const local = { length: 3, columns: [{ kind: 'fixed', type: DOUBLE, length: 3, validity: null, values: keys } as const, columnFromStrings(VARCHAR, ['a', 'b', 'c'], 3)] };
+    expect(keys.buffer).not.toBeInstanceOf(SharedArrayBuffer);
+    const t = buildJoinTable([local], [DOUBLE, VARCHAR], [0], false);
+    const buffers: ArrayBufferLike[] = [];
+    for (const c of t.page.columns) {
+      if (c.validity) buffers.push(c.validity.buffer);
+      if (c.kind === 'fixed') buffers.push(c.values.buffer);
+      if (c.kind === 'varchar') buffers.push(c.offsets.buffer, c.data.buffer);
+      if (c.kind === 'dict') buffers.push(c.indices.buffer);
+    }
+    expect(buffers.length).toBeGreaterThan(2);
+    for (const b of buffers) expect(b).toBeInstanceOf(SharedArrayBuffer);
+    expect(numericValues(t.page.columns[0]!)).toEqual(new Float64Array([3, 1, 2]));
+  });
+});
