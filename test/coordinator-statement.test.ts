@@ -52,6 +52,31 @@ afterAll(async () => {
   await server?.close();
 });
 
+describe('answer layout', () => {
+  it("writes Trino's fields in Trino's order, stats and its stage tree included", async () => {
+    const { answer } = await post('SELECT regionkey, count(*) FROM nation GROUP BY regionkey');
+    expect(Object.keys(answer)).toEqual(['id', 'infoUri', 'partialCancelUri', 'nextUri', 'stats', 'warnings']);
+    const answers = await follow(answer);
+    const last = answers.at(-1) as StatementAnswer;
+    expect(Object.keys(last)).toEqual(['id', 'infoUri', 'columns', 'data', 'stats', 'warnings']);
+    expect(Object.keys(last.stats)).toEqual([
+      'state', 'queued', 'scheduled', 'nodes', 'totalSplits', 'queuedSplits', 'runningSplits', 'completedSplits', 'cpuTimeMillis', 'wallTimeMillis',
+      'queuedTimeMillis', 'elapsedTimeMillis', 'processedRows', 'processedBytes', 'physicalInputBytes', 'peakMemoryBytes', 'spilledBytes', 'progressPercentage', 'rootStage',
+    ]);
+    expect(last.stats.progressPercentage).toBe(100);
+    const stageKeys = ['stageId', 'state', 'done', 'nodes', 'totalSplits', 'queuedSplits', 'runningSplits', 'completedSplits', 'cpuTimeMillis', 'wallTimeMillis', 'processedRows', 'processedBytes', 'physicalInputBytes', 'failedTasks', 'coordinatorOnly', 'subStages'];
+    const walk = (stage: Record<string, unknown>): number => {
+      expect(Object.keys(stage)).toEqual(stageKeys);
+      expect(stage.done).toBe(true);
+      expect(typeof stage.cpuTimeMillis).toBe('number');
+      return 1 + (stage.subStages as Record<string, unknown>[]).reduce((n, s) => n + walk(s), 0);
+    };
+    expect(walk(last.stats.rootStage as Record<string, unknown>)).toBeGreaterThanOrEqual(2);
+    const failed = await follow((await post('SELECT * FROM no_such_table')).answer);
+    expect(Object.keys(failed.at(-1) as StatementAnswer)).toEqual(['id', 'infoUri', 'stats', 'error', 'warnings']);
+  });
+});
+
 describe('POST /v1/statement', () => {
   it('answers at once with QUEUED, an id, infoUri, partialCancelUri, an absolute nextUri, stats and no data', async () => {
     const { status, answer, headers } = await post('SELECT 1');

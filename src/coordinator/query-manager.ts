@@ -21,7 +21,7 @@ import type { Logger } from '../util/logger.js';
 import { QueryExecution, type ExecutionContext } from './execution.js';
 import { QueryTable } from './query-table.js';
 import { Query, type QueryDriver, type Session } from './query.js';
-import { statementStats } from './query-info.js';
+import { statementStatsJson } from './query-info.js';
 import { WriteExecutor } from './writes.js';
 import { PlanCache, type PlanKey } from './plan-cache.js';
 
@@ -153,8 +153,8 @@ export class QueryManager implements QueryDriver {
     }
   }
 
-  statementStats(query: Query): Record<string, unknown> {
-    return statementStats(query);
+  statementStatsJson(query: Query): string {
+    return statementStatsJson(query);
   }
 
   /** The TPC-H text pool (300 MiB, shared with every worker), built once on a worker thread. */

@@ -58,7 +58,8 @@ export interface StatementAnswer {
 /** Hooks the manager gives a query: how to plan and run it, how to render stats and URIs. */
 export interface QueryDriver {
   process(query: Query): Promise<void>;
-  statementStats(query: Query): Record<string, unknown>;
+  /** StatementStats as JSON text (query-info.ts statementStatsJson). */
+  statementStatsJson(query: Query): string;
   /** The client has received the query's final answer: it may leave the history from now on. */
   finalAnswerSent?(query: Query): void;
 }
@@ -106,6 +107,7 @@ export class Query {
   private resultDrained = false;
   private readonly stateWaiters: (() => void)[] = [];
   rowsReturned = 0;
+  private columnsText: string | undefined;
 
   constructor(
     readonly id: string,
@@ -160,6 +162,16 @@ export class Query {
     setImmediate(() => {
       this.driver.process(this).catch((e: unknown) => this.fail(e));
     });
+  }
+
+  /** columns() as JSON text, written once (the names and types do not change once known). */
+  private columnsJson(): string | undefined {
+    if (this.columnsText === undefined) {
+      const columns = this.columns();
+      if (columns === undefined) return undefined;
+      this.columnsText = JSON.stringify(columns);
+    }
+    return this.columnsText;
   }
 
   columns(): ColumnDescriptor[] | undefined {
@@ -317,16 +329,17 @@ export class Query {
       head.partialCancelUri = `${this.baseUrl}/v1/stage/${this.id}.${this.execution?.leafStageId() ?? 0}`;
       head.nextUri = this.statementUri(this.lastToken + 1);
     }
-    const columns = initial ? undefined : this.columns();
-    if (columns) head.columns = columns;
-    const tail: Record<string, unknown> = { stats: this.driver.statementStats(this) };
+    const columns = initial ? undefined : this.columnsJson();
+    const tail: Record<string, unknown> = {};
     const error = this.errorBody();
     if (error) tail.error = error;
     tail.warnings = [];
     if (this.updateType) tail.updateType = this.updateType;
     if (this.updateCount !== undefined) tail.updateCount = this.updateCount;
-    // Both objects are non-empty ({"id":…} and {"stats":…}): their braces join them.
-    const json = `${JSON.stringify(head).slice(0, -1)}${rows === null ? '' : `,"data":[${rows}]`},${JSON.stringify(tail).slice(1)}`;
+    // {"id":…} and {"warnings":…} are never empty: their braces join the parts written as text.
+    const json =
+      `${JSON.stringify(head).slice(0, -1)}${columns === undefined ? '' : `,"columns":${columns}`}${rows === null ? '' : `,"data":[${rows}]`}` +
+      `,"stats":${this.driver.statementStatsJson(this)},${JSON.stringify(tail).slice(1)}`;
     return { json, headers: this.done || this.state === 'FINISHING' ? this.sessionHeaders() : {}, final };
   }
 
