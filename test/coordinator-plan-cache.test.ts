@@ -62,6 +62,24 @@ describe('PlanCache', () => {
     expect(cache.get(key('a'))?.names).toEqual(['a']);
     expect(cache.get(key('c'))?.names).toEqual(['c']);
   });
+
+  it('keeps the order right when one statement repeats back to back and others are added between', () => {
+    const cache = new PlanCache(catalogs, 2);
+    const none = { timeDependent: false, tables: [] };
+    cache.offer(key('a'), plan('a'), none);
+    cache.get(key('a'));
+    cache.get(key('a'));
+    cache.offer(key('b'), plan('b'), none);
+    // a was used last before b came: b is now the most recent, and a used again passes it.
+    cache.get(key('a'));
+    cache.offer(key('c'), plan('c'), none);
+    expect(cache.get(key('b'))).toBeUndefined();
+    expect(cache.get(key('a'))?.names).toEqual(['a']);
+    cache.get(key('a'));
+    cache.offer(key('d'), plan('d'), none);
+    expect(cache.get(key('c'))).toBeUndefined();
+    expect(cache.get(key('a'))?.names).toEqual(['a']);
+  });
 });
 
 describe('plan reuse through the server', () => {

@@ -21,6 +21,8 @@ export interface PlanKey {
 
 export class PlanCache {
   private readonly plans = new Map<string, QueryPlan>();
+  /** The key get() last moved to the end (offer() appends keys after it, so it may be last no more). */
+  private lastUsed: string | undefined;
 
   constructor(
     private readonly catalogs: CatalogRegistry,
@@ -34,10 +36,12 @@ export class PlanCache {
   get(key: PlanKey): QueryPlan | undefined {
     const k = keyText(key);
     const plan = this.plans.get(k);
-    if (plan) {
-      // Most recently used last: eviction takes the first key.
+    if (plan && k !== this.lastUsed) {
+      // Most recently used last: eviction takes the first key. A statement repeated back to back
+      // is last already (re-inserting it every time churned the Map: rehashes under load).
       this.plans.delete(k);
       this.plans.set(k, plan);
+      this.lastUsed = k;
     }
     return plan;
   }
@@ -49,6 +53,7 @@ export class PlanCache {
       if (!(this.catalogs.get(table.catalog)?.hasStableMetadata?.(table.schema) ?? false)) return false;
     }
     this.plans.set(keyText(key), plan);
+    this.lastUsed = undefined;
     if (this.plans.size > this.limit) this.plans.delete(this.plans.keys().next().value as string);
     return true;
   }
