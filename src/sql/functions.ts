@@ -158,6 +158,24 @@ const FUNCTIONS: Record<string, FunctionDef> = {
   regexp_position: { signatures: ['regexp_position(varchar, varchar)'], resolve: varcharFn(2, INTEGER) },
   translate: { signatures: ['translate(varchar, varchar, varchar)'], resolve: varcharFn(3, VARCHAR) },
   levenshtein_distance: { signatures: ['levenshtein_distance(varchar, varchar)'], resolve: varcharFn(2, BIGINT) },
+  // JSON values are varchar (there is no json type): see exec/compile/json-functions.ts.
+  json_extract_scalar: { signatures: ['json_extract_scalar(varchar, varchar)'], resolve: varcharFn(2, VARCHAR) },
+  json_extract: { signatures: ['json_extract(varchar, varchar)'], resolve: varcharFn(2, VARCHAR) },
+  json_size: { signatures: ['json_size(varchar, varchar)'], resolve: varcharFn(2, BIGINT) },
+  json_array_length: { signatures: ['json_array_length(varchar)'], resolve: varcharFn(1, BIGINT) },
+  json_array_get: { signatures: ['json_array_get(varchar, bigint)'], resolve: varcharFn(2, VARCHAR, [BIGINT]) },
+  json_array_contains: {
+    signatures: ['json_array_contains(varchar, boolean)', 'json_array_contains(varchar, bigint)', 'json_array_contains(varchar, double)', 'json_array_contains(varchar, varchar)'],
+    resolve: (args) => {
+      if (args.length !== 2 || (args[0].id !== 'varchar' && args[0].id !== 'unknown')) return undefined;
+      const v = args[1];
+      const valueType = v.id === 'boolean' ? BOOLEAN : v.id === 'varchar' ? v : isIntegral(v) ? BIGINT : v.id === 'double' || v.id === 'real' || v.id === 'decimal' ? DOUBLE : undefined;
+      return valueType === undefined ? undefined : { argTypes: [VARCHAR, valueType], type: BOOLEAN };
+    },
+  },
+  is_json_scalar: { signatures: ['is_json_scalar(varchar)'], resolve: varcharFn(1, BOOLEAN) },
+  json_parse: { signatures: ['json_parse(varchar)'], resolve: varcharFn(1, VARCHAR) },
+  json_format: { signatures: ['json_format(varchar)'], resolve: varcharFn(1, VARCHAR) },
   hamming_distance: { signatures: ['hamming_distance(varchar, varchar)'], resolve: varcharFn(2, BIGINT) },
   codepoint: { signatures: ['codepoint(varchar(1))'], resolve: varcharFn(1, INTEGER) },
   chr: {

@@ -67,6 +67,15 @@ const RUNTIME_HELPERS: Readonly<Record<string, keyof Runtime & string>> = {
   strpos: 'strpos',
   split_part: 'splitPart',
   regexp_like: 'regexpLike',
+  json_extract_scalar: 'jsonExtractScalar',
+  json_extract: 'jsonExtract',
+  json_size: 'jsonSize',
+  json_array_length: 'jsonArrayLength',
+  json_array_get: 'jsonArrayGet',
+  json_array_contains: 'jsonArrayContains',
+  is_json_scalar: 'isJsonScalar',
+  json_parse: 'jsonParse',
+  json_format: 'jsonParse',
 };
 
 /**
@@ -266,8 +275,15 @@ export class KernelBuilder {
         return { v: `(${paren(a.n)} !== ${paren(b.n)} || (!${paren(a.n)} && ${a.v} !== ${b.v}))`, n: 'false' };
       }
       case 'split_part':
-      case 'regexp_extract': {
-        // NULL when the index is past the last part / nothing matches: strict, yet NULL results.
+      case 'regexp_extract':
+      case 'json_extract_scalar':
+      case 'json_extract':
+      case 'json_size':
+      case 'json_array_length':
+      case 'json_array_get':
+      case 'json_array_contains': {
+        // NULL when the index is past the last part / nothing matches / the JSON path leads
+        // nowhere: strict, yet NULL results.
         const r = this.strict(args, out, (v) => this.scalar(name, v, t, type));
         const v = this.fresh('v');
         out.push(`const ${v} = ${r.v};`);

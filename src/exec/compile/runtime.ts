@@ -17,6 +17,7 @@ import {
   yearOfDays,
 } from '../../data/values.js';
 import { EngineError, type ErrorName } from '../../util/engine-error.js';
+import { isJsonScalar, jsonArrayContains, jsonArrayGet, jsonArrayLength, jsonExtract, jsonExtractScalar, jsonParse, jsonSize } from './json-functions.js';
 
 const dictionaryStrings = new WeakMap<VarcharColumn, string[]>();
 
@@ -696,6 +697,14 @@ export const runtime = {
   regexpLike,
   regexpReplace,
   regexpExtract,
+  jsonExtractScalar,
+  jsonExtract,
+  jsonSize,
+  jsonArrayLength,
+  jsonArrayGet,
+  jsonArrayContains,
+  isJsonScalar,
+  jsonParse,
   regexpCount,
   regexpPosition,
   translate,
