@@ -158,15 +158,38 @@ function withoutCte(ctes: AnalysisContext['ctes'], name: string): AnalysisContex
   return m;
 }
 
+/**
+ * The FROM list with CROSS and NATURAL read as join keywords: after an unaliased relation the
+ * parser takes them for its alias (`nation CROSS JOIN region` is `nation AS cross` joined to
+ * region without a condition). Both are reserved words (in Trino too), so neither is an alias.
+ */
+function joinKeywordsRead(from: AstNode[]): AstNode[] {
+  return from.map((item, i) => {
+    const next = from[i + 1];
+    const previous = from[i - 1];
+    const keyword = (node: AstNode | undefined): string => String(node?.as ?? '').toUpperCase();
+    let read = item;
+    if ((keyword(item) === 'CROSS' || keyword(item) === 'NATURAL') && next?.join) read = { ...read, as: null };
+    const before = keyword(previous);
+    if (item.join && !item.on && !item.using && (before === 'CROSS' || before === 'NATURAL')) {
+      read = { ...read, join: before === 'CROSS' ? 'CROSS JOIN' : `NATURAL ${String(item.join)}` };
+    }
+    return read;
+  });
+}
+
 function analyzeFrom(from: AstNode[], ctx: AnalysisContext, outer: Scope | undefined): FromResult {
   let relations: Relation[] = [];
   let fields: ScopeField[] = [];
   let conditions: Expr[] = [];
-  for (const item of from) {
+  for (const item of joinKeywordsRead(from)) {
     const rel = analyzeRelation(item, ctx);
     const joinKind = String(item.join ?? '').toUpperCase().replace(/\s+OUTER/u, '');
     const using = item.using ? joinUsing(item, fields, rel.fields, joinKind, ctx) : null;
     if (joinKind.startsWith('NATURAL')) throw new EngineError('NOT_SUPPORTED', 'NATURAL JOIN is not supported', loc(item));
+    if (joinKind !== '' && joinKind !== 'CROSS JOIN' && !item.on && !item.using) {
+      throw new EngineError('SYNTAX_ERROR', `${joinKind} needs ON or USING (CROSS JOIN joins without a condition)`, loc(item));
+    }
     if (joinKind === 'LEFT JOIN' || joinKind === 'RIGHT JOIN' || joinKind === 'FULL JOIN') {
       const left = planJoinGroup(relations, conditions);
       const leftWidth = fields.length;
