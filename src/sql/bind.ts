@@ -188,7 +188,10 @@ export function bindExpr(node: AstNode, bc: BindContext): Expr {
       const parts = columnParts(node);
       const r = scope.resolve(parts, ctx.sql);
       if (!r) {
-        if (parts.length === 1 && /^current_(date|timestamp)$/iu.test(parts[0])) return currentTime(parts[0], ctx);
+        // Keywords written without parentheses reach here as names no column has.
+        if (parts.length === 1 && /^(current_date|current_timestamp|localtimestamp)$/iu.test(parts[0])) {
+          return currentTime(parts[0].toLowerCase() === 'current_date' ? 'current_date' : 'current_timestamp', ctx);
+        }
         throw new EngineError('COLUMN_NOT_FOUND', `Column '${parts.join('.')}' cannot be resolved`, locateName(ctx.sql, parts));
       }
       return { kind: r.outer ? 'outerRef' : 'column', index: r.index, type: r.type };

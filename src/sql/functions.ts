@@ -182,6 +182,10 @@ const FUNCTIONS: Record<string, FunctionDef> = {
     signatures: ['chr(bigint)'],
     resolve: (args) => (args.length === 1 && (isIntegral(args[0]) || args[0].id === 'unknown') ? { argTypes: [BIGINT], type: varchar(1) } : undefined),
   },
+  concat_ws: {
+    signatures: ['concat_ws(varchar, varchar, ...)'],
+    resolve: (args) => (args.length >= 2 && args.every((a) => a.id === 'varchar' || a.id === 'unknown') ? { argTypes: args.map(() => VARCHAR), type: VARCHAR } : undefined),
+  },
   concat: {
     signatures: ['concat(varchar, ...)'],
     resolve: (args) => (args.length >= 1 && args.every((a) => a.id === 'varchar' || a.id === 'unknown') ? { argTypes: args.map(() => VARCHAR), type: VARCHAR } : undefined),
@@ -201,6 +205,8 @@ const FUNCTIONS: Record<string, FunctionDef> = {
   dow: { signatures: ['dow(date)'], resolve: datePart },
   day_of_year: { signatures: ['day_of_year(date)'], resolve: datePart },
   week_of_year: { signatures: ['week_of_year(date)'], resolve: datePart },
+  year_of_week: { signatures: ['year_of_week(date)'], resolve: datePart },
+  yow: { signatures: ['yow(date)'], resolve: datePart },
   last_day_of_month: {
     signatures: ['last_day_of_month(date)', 'last_day_of_month(timestamp)'],
     resolve: (args) => (args.length === 1 && isDateLike(args[0]) ? { argTypes: args, type: DATE } : undefined),

@@ -302,6 +302,14 @@ export class KernelBuilder {
         out.push('} catch (e) { rt.tryFailure(e); }');
         return { v, n };
       }
+      case 'concat_ws': {
+        // NULL arguments after the separator are skipped; a NULL separator makes the result NULL.
+        const [sep, ...rest] = args.map((x) => this.materialize(this.emit(x, out), out));
+        const v = this.fresh('v');
+        const parts = rest.map((x) => (x.n === 'false' ? x.v : `${paren(x.n)} ? null : ${x.v}`));
+        out.push(`const ${v} = ${paren(sep.n)} ? null : [${parts.join(', ')}].filter((s) => s !== null).join(${sep.v});`);
+        return { v, n: `${v} === null` };
+      }
       case 'nullif': {
         const [a, b] = args.map((x) => this.materialize(this.emit(x, out), out));
         const v = this.fresh('v');
@@ -479,8 +487,10 @@ export class KernelBuilder {
       case 'dow':
       case 'day_of_year':
       case 'doy':
-      case 'week_of_year': {
-        const unit = ({ day_of_month: 'day', dow: 'day_of_week', doy: 'day_of_year', week_of_year: 'week' } as Record<string, string>)[name] ?? name;
+      case 'week_of_year':
+      case 'year_of_week':
+      case 'yow': {
+        const unit = ({ day_of_month: 'day', dow: 'day_of_week', doy: 'day_of_year', week_of_year: 'week', yow: 'year_of_week' } as Record<string, string>)[name] ?? name;
         const days = t[0].id === 'timestamp' ? `Math.floor(${a} / 86400000)` : a;
         if (unit === 'year') return `rt.yearOfDays(${days})`;
         return `rt.datePart(${JSON.stringify(unit)}, ${days})`;

@@ -548,12 +548,13 @@ function datePart(unit: string, days: number): number {
     }
     case 'day_of_year':
       return days - daysFromCivil(y, 1, 1) + 1;
-    case 'week': {
-      // ISO week number
+    case 'week':
+    case 'year_of_week': {
+      // ISO week: the one holding the week's Thursday, numbered within that Thursday's year.
       const dow = ((((days + 3) % 7) + 7) % 7) + 1;
       const thursday = days - dow + 4;
       const [ty] = civilFromDays(thursday);
-      return Math.floor((thursday - daysFromCivil(ty, 1, 1)) / 7) + 1;
+      return unit === 'year_of_week' ? ty : Math.floor((thursday - daysFromCivil(ty, 1, 1)) / 7) + 1;
     }
     default:
       return fail('INVALID_FUNCTION_ARGUMENT', `Unknown date part: ${unit}`);
