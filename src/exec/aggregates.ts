@@ -54,6 +54,13 @@ export function intermediateTypes(spec: AggregateSpec): SqlType[] {
     case 'stddev_samp':
     case 'stddev_pop':
       return [BIGINT, DOUBLE, DOUBLE];
+    case 'covar_samp':
+    case 'covar_pop':
+    case 'corr':
+    case 'regr_slope':
+    case 'regr_intercept':
+      // count, mean of y, mean of x, co-moment, M2 of y, M2 of x (CovarianceAccumulator).
+      return [BIGINT, DOUBLE, DOUBLE, DOUBLE, DOUBLE, DOUBLE];
     case 'max_by':
     case 'min_by':
       // The chosen row's value and its key (NULL key: nothing chosen yet).
@@ -547,6 +554,121 @@ class VarianceAccumulator implements Accumulator {
   }
 }
 
+/** A numeric argument's values as plain numbers (decimals unscaled). */
+function plainValues(col: Column): Float64Array {
+  const v = numericValues(col);
+  if (col.type.id !== 'decimal') return v;
+  const scale = 10 ** (col.type.scale ?? 0);
+  const out = new Float64Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = v[i] / scale;
+  return out;
+}
+
+/**
+ * covar_samp, covar_pop, corr, regr_slope and regr_intercept over (y, x): per group the count,
+ * both means, the co-moment Σ(x−x̄)(y−ȳ) and both M2s, updated as Welford's variance is and
+ * merged across workers with the same pairwise formulas (numerically stable either way).
+ */
+class CovarianceAccumulator implements Accumulator {
+  private readonly states = Array.from({ length: 6 }, () => new Growable());
+
+  constructor(private readonly kind: 'covar_samp' | 'covar_pop' | 'corr' | 'regr_slope' | 'regr_intercept') {}
+
+  private ensure(n: number): Float64Array[] {
+    for (const s of this.states) s.ensure(n);
+    return this.states.map((s) => s.values);
+  }
+
+  update(groups: Int32Array, n: number, args: readonly Column[], mask: Uint8Array | null, groupCount: number): void {
+    const [c, my, mx, cxy, m2y, m2x] = this.ensure(groupCount);
+    const yv = plainValues(args[0]);
+    const xv = plainValues(args[1]);
+    const yn = nullFlags(args[0]);
+    const xn = nullFlags(args[1]);
+    for (let i = 0; i < n; i++) {
+      if ((mask !== null && mask[i] === 0) || (yn !== null && yn[i] === 1) || (xn !== null && xn[i] === 1)) continue;
+      const g = groups[i];
+      const y = yv[i];
+      const x = xv[i];
+      const count = ++c[g];
+      const dx = x - mx[g];
+      const dy = y - my[g];
+      mx[g] += dx / count;
+      my[g] += dy / count;
+      cxy[g] += dx * (y - my[g]);
+      m2x[g] += dx * (x - mx[g]);
+      m2y[g] += dy * (y - my[g]);
+    }
+  }
+
+  merge(groups: Int32Array, n: number, states: readonly Column[], groupCount: number): void {
+    const [c, my, mx, cxy, m2y, m2x] = this.ensure(groupCount);
+    const [sc, smy, smx, scxy, sm2y, sm2x] = states.map((s) => numericValues(s));
+    for (let i = 0; i < n; i++) {
+      const nb = sc[i];
+      if (nb === 0) continue;
+      const g = groups[i];
+      const na = c[g];
+      const total = na + nb;
+      const dx = smx[i] - mx[g];
+      const dy = smy[i] - my[g];
+      const w = (na * nb) / total;
+      cxy[g] += scxy[i] + dx * dy * w;
+      m2x[g] += sm2x[i] + dx * dx * w;
+      m2y[g] += sm2y[i] + dy * dy * w;
+      mx[g] += (dx * nb) / total;
+      my[g] += (dy * nb) / total;
+      c[g] = total;
+    }
+  }
+
+  intermediate(groupCount: number): Column[] {
+    const values = this.ensure(groupCount);
+    return values.map((v, k) => columnFromNumbers(k === 0 ? BIGINT : DOUBLE, v, null, groupCount));
+  }
+
+  final(groupCount: number): Column {
+    const [c, my, mx, cxy, m2y, m2x] = this.ensure(groupCount);
+    const out = new Float64Array(groupCount);
+    const nulls = new Uint8Array(groupCount);
+    for (let g = 0; g < groupCount; g++) {
+      const count = c[g];
+      // Sample covariance needs two rows; the rest are undefined without spread in x (or y).
+      if (count === 0 || (count < 2 && this.kind !== 'covar_pop')) {
+        nulls[g] = 1;
+        continue;
+      }
+      switch (this.kind) {
+        case 'covar_pop':
+          out[g] = cxy[g] / count;
+          break;
+        case 'covar_samp':
+          out[g] = cxy[g] / (count - 1);
+          break;
+        case 'corr':
+          if (m2x[g] === 0 || m2y[g] === 0) nulls[g] = 1;
+          else out[g] = cxy[g] / Math.sqrt(m2x[g] * m2y[g]);
+          break;
+        case 'regr_slope':
+        case 'regr_intercept': {
+          if (m2x[g] === 0) {
+            nulls[g] = 1;
+            break;
+          }
+          const slope = cxy[g] / m2x[g];
+          out[g] = this.kind === 'regr_slope' ? slope : my[g] - slope * mx[g];
+          break;
+        }
+      }
+    }
+    return columnFromNumbers(DOUBLE, out, nulls, groupCount);
+  }
+
+  memoryBytes(): number {
+    return this.states[0].values.byteLength * 6.2;
+  }
+}
+
 /** min/max/arbitrary over strings. */
 class StringAccumulator implements Accumulator {
   private values: (string | null)[] = [];
@@ -996,6 +1118,12 @@ function createPlainAccumulator(spec: AggregateSpec, argIsString: boolean): Accu
     case 'stddev_samp':
     case 'stddev_pop':
       return new VarianceAccumulator(spec.name);
+    case 'covar_samp':
+    case 'covar_pop':
+    case 'corr':
+    case 'regr_slope':
+    case 'regr_intercept':
+      return new CovarianceAccumulator(spec.name);
     case 'approx_percentile':
       return new PercentileAccumulator(spec.type);
     case 'listagg':
@@ -1080,6 +1208,27 @@ export function rowStates(spec: AggregateSpec, args: readonly Column[], mask: Ui
     case 'approx_percentile':
     case 'listagg':
       throw new Error(`${spec.name} runs in a single step`);
+    case 'covar_samp':
+    case 'covar_pop':
+    case 'corr':
+    case 'regr_slope':
+    case 'regr_intercept': {
+      // A row is a count of 1 at (y, x) with no spread; a row with a NULL side counts 0.
+      const yv = plainValues(args[0]);
+      const xv = plainValues(args[1]);
+      const xNulls = nullFlags(args[1]);
+      const counts = new Float64Array(n);
+      const ys = new Float64Array(n);
+      const xs = new Float64Array(n);
+      for (let i = 0; i < n; i++) {
+        if (!present(i) || (xNulls !== null && xNulls[i] === 1)) continue;
+        counts[i] = 1;
+        ys[i] = yv[i];
+        xs[i] = xv[i];
+      }
+      const zeros = (): Column => columnFromNumbers(DOUBLE, new Float64Array(n), null, n);
+      return [columnFromNumbers(BIGINT, counts, null, n), columnFromNumbers(DOUBLE, ys, null, n), columnFromNumbers(DOUBLE, xs, null, n), zeros(), zeros(), zeros()];
+    }
     case 'max_by':
     case 'min_by': {
       // The row itself is its state; a row a FILTER drops has no key.

@@ -23,4 +23,9 @@ export const AGGREGATE_NAMES: ReadonlySet<string> = new Set([
   'min_by',
   'approx_percentile',
   'listagg',
+  'covar_samp',
+  'covar_pop',
+  'corr',
+  'regr_slope',
+  'regr_intercept',
 ]);

@@ -32,7 +32,7 @@ import { FunctionResolutionError, isKnownFunction, resolveFunction } from './fun
 import type { Expr } from './ir.js';
 import { castConstant, parseDateLiteral, parseTimestampLiteral } from './literals.js';
 import { locateName } from './parse.js';
-import type { AggregateName } from './plan.js';
+import { COVARIANCE_NAMES, type AggregateName, type CovarianceName } from './plan.js';
 import type { Scope } from './scope.js';
 import { commonSuperType } from './types-coercion.js';
 
@@ -654,6 +654,13 @@ function bindAggregate(node: AstNode, bc: BindContext): Expr {
     const p = percentage.kind !== 'literal' ? NaN : Number(percentage.value) / (percentage.type.id === 'decimal' ? 10 ** (percentage.type.scale ?? 0) : 1);
     if (!(p >= 0 && p <= 1)) throw new EngineError('INVALID_FUNCTION_ARGUMENT', 'Percentile must be a constant between 0 and 1', loc(more[0]) ?? loc(node));
     call = { name, args: [value, { kind: 'literal', value: p, type: DOUBLE }], type: value.type.id === 'unknown' ? DOUBLE : value.type };
+  } else if ((COVARIANCE_NAMES as readonly string[]).includes(name)) {
+    // corr(y, x), covar_samp(y, x), regr_slope(y, x), …: rows where either is NULL are skipped.
+    if (!argNode || argNode.type === 'star' || more.length !== 1) throw new EngineError('FUNCTION_NOT_FOUND', `${name}(y, x) takes two arguments`, loc(node) ?? locateName(ctx.sql, [name]));
+    const y = inner(argNode);
+    const x = inner(more[0]);
+    for (const a of [y, x]) if (!isNumeric(a.type) && a.type.id !== 'unknown') throw new EngineError('TYPE_MISMATCH', `Unexpected parameters (${typeDisplayName(y.type)}, ${typeDisplayName(x.type)}) for function ${name}`, loc(node) ?? locateName(ctx.sql, [name]));
+    call = { name: name as CovarianceName, args: [y, x], type: DOUBLE };
   } else if (name === 'max_by' || name === 'min_by') {
     if (!argNode || argNode.type === 'star' || more.length !== 1) throw new EngineError('FUNCTION_NOT_FOUND', `${name}(x, y) takes two arguments`, loc(node) ?? locateName(ctx.sql, [name]));
     const value = inner(argNode);

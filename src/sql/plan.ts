@@ -11,7 +11,11 @@ export interface Field {
   readonly type: SqlType;
 }
 
-export type AggregateName = 'count' | 'count_star' | 'sum' | 'avg' | 'min' | 'max' | 'bool_and' | 'bool_or' | 'arbitrary' | 'var_samp' | 'var_pop' | 'stddev_samp' | 'stddev_pop' | 'max_by' | 'min_by' | 'approx_percentile' | 'listagg';
+export type AggregateName = 'count' | 'count_star' | 'sum' | 'avg' | 'min' | 'max' | 'bool_and' | 'bool_or' | 'arbitrary' | 'var_samp' | 'var_pop' | 'stddev_samp' | 'stddev_pop' | 'max_by' | 'min_by' | 'approx_percentile' | 'listagg' | CovarianceName;
+
+/** Two-argument statistics over (y, x) pairs: covariance, correlation, linear regression. */
+export type CovarianceName = 'covar_samp' | 'covar_pop' | 'corr' | 'regr_slope' | 'regr_intercept';
+export const COVARIANCE_NAMES: readonly CovarianceName[] = ['covar_samp', 'covar_pop', 'corr', 'regr_slope', 'regr_intercept'];
 
 export interface AggregateCall {
   readonly name: AggregateName;
