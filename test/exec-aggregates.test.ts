@@ -5,7 +5,7 @@ import { dictionaryColumn, type Page, type VarcharColumn } from '../src/data/pag
 import { BIGINT, decimal, DOUBLE, INTEGER, VARCHAR, type SqlType } from '../src/data/types.js';
 import { HashAggregateOperator } from '../src/exec/operators/hash-aggregate.js';
 import type { Expr } from '../src/sql/ir.js';
-import { createAccumulator } from '../src/exec/aggregates.js';
+import { createAccumulator, rowStates } from '../src/exec/aggregates.js';
 import { columnFromNumbers, columnFromStrings } from '../src/exec/build-columns.js';
 import { nullFlags, numericValues, stringValues } from '../src/exec/column-readers.js';
 import type { AggregateSpec } from '../src/exec/specs.js';
@@ -166,4 +166,33 @@ describe('fused aggregation', () => {
     const identity = types.map((type, index): Expr => ({ kind: 'column', index, type }));
     expect(op.addSelected(p, null, n, identity, [])).toBe(-1);
   });
+});
+
+describe('covariance family states', () => {
+  const ys = [3, 1, 4, 1, 5, 9, 2, 6, 5, 3];
+  const xs = [2, 7, 1, 8, 2, 8, 1, 8, 2, 8];
+  const groups = Int32Array.from(ys, () => 0);
+  const y = columnFromNumbers(DOUBLE, ys, null, ys.length);
+  const x = columnFromNumbers(DOUBLE, xs, Uint8Array.from(xs, (_, i) => (i === 4 ? 1 : 0)), xs.length);
+  for (const name of ['covar_samp', 'covar_pop', 'corr', 'regr_slope', 'regr_intercept'] as const) {
+    it(`${name}: rows one by one, row states merged, and partial states merged all agree`, () => {
+      const spec: AggregateSpec = { name, args: [0, 1], argType: DOUBLE, filter: null, distinct: false, type: DOUBLE };
+      const direct = createAccumulator(spec, false);
+      direct.update(groups, ys.length, [y, x], null, 1);
+      const viaRows = createAccumulator(spec, false);
+      viaRows.merge(groups, ys.length, rowStates(spec, [y, x], null, ys.length), 1);
+      const halves = [0, 5].map((from) => {
+        const part = createAccumulator(spec, false);
+        const slice = (c: typeof y): typeof y => columnFromNumbers(DOUBLE, numericValues(c).slice(from, from + 5), nullFlags(c)?.slice(from, from + 5) ?? null, 5);
+        part.update(groups.subarray(0, 5), 5, [slice(y), slice(x)], null, 1);
+        return part.intermediate(1);
+      });
+      const viaPartials = createAccumulator(spec, false);
+      for (const states of halves) viaPartials.merge(Int32Array.of(0), 1, states, 1);
+      const expected = numericValues(direct.final(1))[0]!;
+      expect(Number.isFinite(expected)).toBe(true);
+      expect(numericValues(viaRows.final(1))[0]).toBeCloseTo(expected, 10);
+      expect(numericValues(viaPartials.final(1))[0]).toBeCloseTo(expected, 10);
+    });
+  }
 });
