@@ -3,6 +3,7 @@
 // return placeholder column references the caller maps once it has planned them.
 
 import { AGGREGATE_NAMES } from './aggregate-names.js';
+import { FILTER_MARKER } from './trino-syntax.js';
 import {
   BIGINT,
   BOOLEAN,
@@ -546,9 +547,14 @@ function bindFunction(node: AstNode, bc: BindContext): Expr {
   const argNodes: AstNode[] = node.args?.value ?? (node.args?.expr ? [node.args.expr] : []);
   if (name === 'try_cast__' && argNodes.length === 1 && argNodes[0].type === 'cast') return bindCast(argNodes[0], bc, true);
   if (AGGREGATE_NAMES.has(name)) {
-    // parse.ts marks `stddev(DISTINCT x)` (which the dialect parses as a plain call) in args.distinct.
-    const args = { expr: argNodes[0] ?? { type: 'star' }, more: argNodes.slice(1), distinct: node.args?.distinct ?? null };
-    return bindAggregate({ ...node, type: 'aggr_func', name, args }, bc);
+    // parse.ts marks `stddev(DISTINCT x)` (which the dialect parses as a plain call) in args.distinct,
+    // and its FILTER condition arrives as a last marker argument (trino-syntax.ts aggregateFilters).
+    const last = argNodes.at(-1);
+    const filtered = last?.type === 'function' && functionName(last) === FILTER_MARKER;
+    const callArgs = filtered ? argNodes.slice(0, -1) : argNodes;
+    const args = { expr: callArgs[0] ?? { type: 'star' }, more: callArgs.slice(1), distinct: node.args?.distinct ?? null };
+    const filter = filtered ? { where: (last.args?.value ?? [])[0] } : node.filter;
+    return bindAggregate({ ...node, type: 'aggr_func', name, args, filter }, bc);
   }
   if (name === 'exists') return existsAsCount(node, argNodes, bc);
   if ((name === 'any' || name === 'all' || name === 'some') && argNodes.length === 1 && subqueryAst(argNodes[0])) {

@@ -13,7 +13,8 @@
 //   `x = ANY (subquery)` / `x <> ALL (subquery)` (as IN / NOT IN), `listagg(…) WITHIN GROUP (ORDER BY …)`,
 //   `RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW | UNBOUNDED FOLLOWING` (the default frame,
 //   the ROWS form), `VALUES 1, 2` (rows of one value without parentheses), `WITH t AS (VALUES ...)`, `current_user`
-//   (the dialect parses it only as a call).
+//   (the dialect parses it only as a call), `FILTER (WHERE …)` after the aggregates the dialect
+//   parses as plain calls (stddev, max_by, listagg, corr, …).
 
 import { EngineError } from '../util/engine-error.js';
 import { AGGREGATE_NAMES } from './aggregate-names.js';
@@ -56,7 +57,7 @@ const pad = (text: string, length: number): string => text + ' '.repeat(Math.max
 
 export function rewriteTrinoSyntax(input: string): TrinoRewrite {
   // First: these move what follows, and the offsets recorded below are into their result.
-  let sql = listaggOrder(parenthesizeValueRows(selectFromValuesInWith(callCurrentUser(input))));
+  let sql = aggregateFilters(listaggOrder(parenthesizeValueRows(selectFromValuesInWith(callCurrentUser(input)))));
   const backslashes = sql.includes('\\') && !sql.includes(BACKSLASH);
   if (backslashes) {
     const edits = new Edits();
@@ -136,6 +137,38 @@ function listaggOrder(sql: string): string {
     sql = `${sql.slice(0, close)}, '${dirs}', ${keys.join(', ')}${sql.slice(close, close + 1)}${sql.slice(orderClose + 1)}`;
     masked = maskQuoted(sql);
     re.lastIndex = open;
+  }
+  return sql;
+}
+
+/** The aggregates the dialect parses with a FILTER clause itself; it parses the others as plain calls. */
+const DIALECT_FILTERED_AGGREGATES = new Set(['count', 'sum', 'min', 'max', 'avg']);
+
+/** The marker call an aggregate's FILTER condition travels in (bind.ts takes it back out). */
+export const FILTER_MARKER = 'filter_where__';
+
+/**
+ * `stddev(x) FILTER (WHERE c)` → `stddev(x, filter_where__(c))` for the aggregates the dialect
+ * parses as plain calls (it refuses FILTER after them). Adds one character per rewrite.
+ */
+function aggregateFilters(sql: string): string {
+  let masked = maskQuoted(sql);
+  const re = /\b([A-Za-z_][A-Za-z0-9_]*)\s*\(/gu;
+  for (let m = re.exec(masked); m; m = re.exec(masked)) {
+    const name = (m[1] as string).toLowerCase();
+    if (!AGGREGATE_NAMES.has(name) || DIALECT_FILTERED_AGGREGATES.has(name) || /[A-Za-z0-9_$."]/u.test(masked[m.index - 1] ?? '')) continue;
+    const open = m.index + m[0].length - 1;
+    const close = matchingParen(masked, open);
+    if (close < 0) break;
+    const filter = /^\s*FILTER\s*\(\s*WHERE\s/iu.exec(masked.slice(close + 1));
+    if (!filter) continue;
+    const filterOpen = masked.indexOf('(', close + 1);
+    const filterClose = matchingParen(masked, filterOpen);
+    if (filterClose < 0) break;
+    const condition = sql.slice(close + 1 + filter[0].length, filterClose);
+    sql = `${sql.slice(0, close)}, ${FILTER_MARKER}(${condition}))${sql.slice(filterClose + 1)}`;
+    masked = maskQuoted(sql);
+    re.lastIndex = open + 1;
   }
   return sql;
 }
