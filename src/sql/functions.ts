@@ -182,6 +182,10 @@ const FUNCTIONS: Record<string, FunctionDef> = {
     signatures: ['chr(bigint)'],
     resolve: (args) => (args.length === 1 && (isIntegral(args[0]) || args[0].id === 'unknown') ? { argTypes: [BIGINT], type: varchar(1) } : undefined),
   },
+  format: {
+    signatures: ['format(varchar, ...)'],
+    resolve: (args) => (args.length >= 1 && (args[0].id === 'varchar' || args[0].id === 'unknown') ? { argTypes: [VARCHAR, ...args.slice(1).map((a) => (a.id === 'unknown' ? VARCHAR : a))], type: VARCHAR } : undefined),
+  },
   concat_ws: {
     signatures: ['concat_ws(varchar, varchar, ...)'],
     resolve: (args) => (args.length >= 2 && args.every((a) => a.id === 'varchar' || a.id === 'unknown') ? { argTypes: args.map(() => VARCHAR), type: VARCHAR } : undefined),

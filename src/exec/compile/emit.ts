@@ -302,6 +302,14 @@ export class KernelBuilder {
         out.push('} catch (e) { rt.tryFailure(e); }');
         return { v, n };
       }
+      case 'format': {
+        // NULL arguments print as "null" (as Java's formatter does); only a NULL format is NULL.
+        const [fmt, ...rest] = args.map((x) => this.materialize(this.emit(x, out), out));
+        const v = this.fresh('v');
+        const values = rest.map((x) => (x.n === 'false' ? x.v : `${paren(x.n)} ? null : ${x.v}`));
+        out.push(`const ${v} = ${paren(fmt.n)} ? null : rt.format(${fmt.v}, [${values.join(', ')}], ${this.constant(t.slice(1))});`);
+        return { v, n: `${v} === null` };
+      }
       case 'concat_ws': {
         // NULL arguments after the separator are skipped; a NULL separator makes the result NULL.
         const [sep, ...rest] = args.map((x) => this.materialize(this.emit(x, out), out));

@@ -17,6 +17,7 @@ import {
   yearOfDays,
 } from '../../data/values.js';
 import { EngineError, type ErrorName } from '../../util/engine-error.js';
+import { formatValues } from './format-function.js';
 import { isJsonScalar, jsonArrayContains, jsonArrayGet, jsonArrayLength, jsonExtract, jsonExtractScalar, jsonParse, jsonSize } from './json-functions.js';
 
 const dictionaryStrings = new WeakMap<VarcharColumn, string[]>();
@@ -699,6 +700,7 @@ export const runtime = {
   regexpReplace,
   regexpExtract,
   jsonExtractScalar,
+  format: formatValues,
   jsonExtract,
   jsonSize,
   jsonArrayLength,
