@@ -245,6 +245,50 @@ describe('DELETE', () => {
   });
 });
 
+describe('TRUNCATE TABLE and ALTER TABLE', () => {
+  it('TRUNCATE empties a table, which stays writable', async () => {
+    await ok('CREATE TABLE tr AS SELECT nationkey, name FROM tpch.tiny.nation');
+    expectDdl(await ok('TRUNCATE TABLE tr'), 'TRUNCATE TABLE');
+    expect(await rows('SELECT count(*) FROM tr')).toEqual([[0]]);
+    await ok("INSERT INTO tr VALUES (1, 'x')");
+    expect(await rows('SELECT * FROM tr')).toEqual([[1, 'x']]);
+    await fails('TRUNCATE TABLE nosuch', 'TABLE_NOT_FOUND', 46);
+    await fails('TRUNCATE TABLE tpch.tiny.nation', 'NOT_SUPPORTED', 13, /does not support truncating tables/);
+  });
+
+  it('RENAME TO keeps the rows, in the same schema unless the new name says otherwise; IF EXISTS; clashes', async () => {
+    await ok('CREATE TABLE ren AS SELECT regionkey, name FROM tpch.tiny.region');
+    expectDdl(await ok('ALTER TABLE ren RENAME TO ren2'), 'RENAME TABLE');
+    expect(await rows('SELECT count(*) FROM ren2')).toEqual([[5]]);
+    await fails('SELECT * FROM ren', 'TABLE_NOT_FOUND', 46);
+    await ok('CREATE SCHEMA memory.other');
+    // Run from another session schema: an unqualified new name stays in the table's own schema.
+    const elsewhere = await runQuery(server.baseUrl, 'ALTER TABLE memory.default.ren2 RENAME TO ren3', { 'X-Engine-Catalog': 'tpch', 'X-Engine-Schema': 'tiny' });
+    expect(elsewhere.error).toBeUndefined();
+    expect(await rows('SELECT count(*) FROM memory.default.ren3')).toEqual([[5]]);
+    expectDdl(await ok('ALTER TABLE ren3 RENAME TO other.ren4'), 'RENAME TABLE');
+    expect(await rows('SELECT max(name) FROM memory.other.ren4')).toEqual([['MIDDLE EAST']]);
+    expectDdl(await ok('ALTER TABLE IF EXISTS nosuch RENAME TO x'), 'RENAME TABLE');
+    await fails('ALTER TABLE nosuch RENAME TO x', 'TABLE_NOT_FOUND', 46);
+    await ok('CREATE TABLE taken (a bigint)');
+    await fails('ALTER TABLE memory.other.ren4 RENAME TO default.taken', 'TABLE_ALREADY_EXISTS', 50);
+    await fails('ALTER TABLE taken RENAME TO tpch.tiny.x', 'NOT_SUPPORTED', 13, /across catalogs/);
+    await fails('ALTER TABLE tpch.tiny.nation RENAME TO x', 'NOT_SUPPORTED', 13, /does not support renaming tables/);
+  });
+
+  it('ADD COLUMN: existing rows read NULL in it, new rows fill it; IF NOT EXISTS; clashes; other forms refused', async () => {
+    await ok('CREATE TABLE addc AS SELECT nationkey FROM tpch.tiny.nation');
+    expectDdl(await ok('ALTER TABLE addc ADD COLUMN note varchar(10)'), 'ADD COLUMN');
+    expect(await rows('SELECT count(*), count(note) FROM addc')).toEqual([[25, 0]]);
+    await ok("INSERT INTO addc VALUES (99, 'new')");
+    expect(await rows('SELECT nationkey, note FROM addc WHERE note IS NOT NULL')).toEqual([[99, 'new']]);
+    expect((await rows('DESCRIBE addc')).map((r) => r.slice(0, 2))).toEqual([['nationkey', 'bigint'], ['note', 'varchar(10)']]);
+    await fails('ALTER TABLE addc ADD COLUMN note bigint', 'COLUMN_ALREADY_EXISTS', 51);
+    expectDdl(await ok('ALTER TABLE addc ADD COLUMN IF NOT EXISTS note bigint'), 'ADD COLUMN');
+    await fails('ALTER TABLE addc DROP COLUMN note', 'NOT_SUPPORTED', 13, /ALTER TABLE \.\.\. DROP COLUMN is not supported/);
+  });
+});
+
 describe('atomicity and concurrency', () => {
   it('a failing INSERT writes nothing', async () => {
     await ok('CREATE TABLE atomic (a integer, b varchar(3))');
@@ -309,8 +353,8 @@ describe('statements still refused', () => {
   it.each([
     ['UPDATE t SET a = 1', /UPDATE statements are not supported/],
     ['MERGE INTO t USING s ON t.a = s.a WHEN MATCHED THEN DELETE', /MERGE statements are not supported/],
-    ['ALTER TABLE t ADD COLUMN b integer', /ALTER statements are not supported/],
-    ['TRUNCATE TABLE t', /TRUNCATE statements are not supported/],
+    ['ALTER TABLE t DROP COLUMN b', /ALTER TABLE \.\.\. DROP COLUMN is not supported/],
+    ['ALTER VIEW v RENAME TO w', /ALTER statements are not supported/],
     ['CREATE VIEW v AS SELECT 1 AS x', /CREATE statements are not supported/],
     ['CREATE TABLE w (a integer) WITH (format = \'ORC\')', /not supported/],
   ])('%s → NOT_SUPPORTED', async (text, message) => {
@@ -333,6 +377,10 @@ describe('memory limit', () => {
       // Space is given back by DROP.
       expect((await q('DROP TABLE lim')).error).toBeUndefined();
       expect((await q('CREATE TABLE lim3 AS SELECT orderkey FROM tpch.tiny.orders WHERE orderkey < 1000')).error).toBeUndefined();
+      // A rename needs no room for a second copy; a new column's NULLs beyond the limit change nothing.
+      expect((await q('CREATE TABLE lim4 AS SELECT orderkey, comment FROM tpch.tiny.orders WHERE orderkey <= 4000')).error).toBeUndefined();
+      expect((await q('ALTER TABLE lim4 RENAME TO lim5')).error).toBeUndefined();
+      expect((await q('SELECT count(*) FROM lim5')).rows).toEqual([[1000]]);
     } finally {
       await small.close();
     }

@@ -129,6 +129,45 @@ export class MemoryConnector implements Connector {
     return true;
   }
 
+  /**
+   * Renames (or moves to another schema) a live table, its rows kept; undefined when the new name
+   * is taken. The old table object is dead from then on: a write still holding it fails.
+   */
+  renameTable(table: MemoryTable, schema: string, name: string): MemoryTable | undefined {
+    this.requireLive(table);
+    const target = this.schemas.get(schema);
+    if (!target) throw new EngineError('SCHEMA_NOT_FOUND', `Schema '${schema}' does not exist`, { lineNumber: 1, columnNumber: 1 });
+    if (target.has(name)) return undefined;
+    return this.replace(table, new MemoryTable(this.catalog, schema, name, table.columns), table.pages);
+  }
+
+  /** Gives a live table another column list, with `pages` (its rows in those columns) as its rows. */
+  changeColumns(table: MemoryTable, columns: readonly ColumnMetadata[], pages: readonly Page[]): MemoryTable {
+    this.requireLive(table);
+    return this.replace(table, new MemoryTable(this.catalog, table.schema, table.name, columns), pages);
+  }
+
+  /**
+   * Puts `next` (holding `pages`) where `table` was. The memory limit is checked with the old
+   * table's bytes already given back (a rename must not need room for two copies); a failure
+   * leaves everything as it was.
+   */
+  private replace(table: MemoryTable, next: MemoryTable, pages: readonly Page[]): MemoryTable {
+    const freed = table.bytes;
+    this.totalBytes -= freed;
+    try {
+      this.commit(next, pages);
+    } catch (e) {
+      this.totalBytes += freed;
+      throw e;
+    }
+    table.bytes = 0;
+    this.release(table);
+    this.schemas.get(table.schema)?.delete(table.name);
+    this.schemas.get(next.schema)?.set(next.name, next);
+    return next;
+  }
+
   /** Appends pages (in the table's column types) to a live table, atomically. */
   append(table: MemoryTable, pages: readonly Page[]): void {
     this.requireLive(table);

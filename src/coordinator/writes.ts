@@ -40,6 +40,9 @@ const UPDATE_TYPES: Record<WriteStatement['kind'], string> = {
   insert: 'INSERT',
   delete: 'DELETE',
   dropTable: 'DROP TABLE',
+  truncate: 'TRUNCATE TABLE',
+  renameTable: 'RENAME TABLE',
+  addColumn: 'ADD COLUMN',
 };
 
 interface TableName {
@@ -97,6 +100,37 @@ export class WriteExecutor {
         return this.insert(query, statement, ctx);
       case 'delete':
         return this.delete(query, statement, ctx);
+      case 'truncate': {
+        const name = this.tableName(statement.name, ctx, statement.location);
+        const memory = this.memory(name.catalog, 'truncating tables', statement.location, name);
+        const table = this.requireTable(memory, name, statement.location);
+        await this.exclusive(table, async () => {
+          const snapshot = table.pages;
+          if (snapshot.length > 0) memory.rewrite(table, snapshot, []);
+        });
+        return noOutput(query);
+      }
+      case 'renameTable': {
+        const name = this.tableName(statement.name, ctx, statement.location);
+        const memory = this.memory(name.catalog, 'renaming tables', statement.location, name);
+        const table = memory.hasSchema(name.schema) ? memory.table(name.schema, name.table) : undefined;
+        if (!table) {
+          if (statement.ifExists) return noOutput(query);
+          this.requireTable(memory, name, statement.location);
+        }
+        // An unqualified new name stays in the table's schema (and a schema-qualified one in its catalog).
+        const target = this.tableName(statement.newName, { ...ctx, catalog: name.catalog, schema: name.schema }, statement.location);
+        if (target.catalog !== name.catalog) throw new EngineError('NOT_SUPPORTED', 'Table rename across catalogs is not supported', statement.location);
+        this.requireSchema(memory, target, statement.location);
+        await this.exclusive(table as MemoryTable, async () => {
+          if (!memory.renameTable(table as MemoryTable, target.schema, target.table)) {
+            throw new EngineError('TABLE_ALREADY_EXISTS', `Target table '${qualified(target)}' already exists`, statement.location);
+          }
+        });
+        return noOutput(query);
+      }
+      case 'addColumn':
+        return this.addColumn(query, statement, ctx);
       case 'dropTable': {
         const name = this.tableName(statement.name, ctx, statement.location);
         const memory = this.memory(name.catalog, 'dropping tables', statement.location, name);
@@ -106,6 +140,28 @@ export class WriteExecutor {
         return noOutput(query);
       }
     }
+  }
+
+  private async addColumn(query: Query, statement: WriteStatement & { kind: 'addColumn' }, ctx: AnalysisContext): Promise<QueryPlan | undefined> {
+    const name = this.tableName(statement.name, ctx, statement.location);
+    const memory = this.memory(name.catalog, 'adding columns', statement.location, name);
+    const table = memory.hasSchema(name.schema) ? memory.table(name.schema, name.table) : undefined;
+    if (!table) {
+      if (statement.ifExists) return noOutput(query);
+      this.requireTable(memory, name, statement.location);
+      return noOutput(query);
+    }
+    if (table.columns.some((c) => c.name === statement.column.name)) {
+      if (statement.ifNotExists) return noOutput(query);
+      throw new EngineError('COLUMN_ALREADY_EXISTS', `Column '${statement.column.name}' already exists`, statement.location);
+    }
+    const columns = checkColumns([...table.columns, statement.column], statement.location);
+    await this.exclusive(table, async () => {
+      // Existing rows hold NULL in the new column.
+      const pages = table.pages.map((p) => ({ length: p.length, columns: [...p.columns, nullColumn(statement.column.type, p.length)] }));
+      memory.changeColumns(table, columns, pages);
+    });
+    return noOutput(query);
   }
 
   private async createTableAs(query: Query, statement: WriteStatement & { kind: 'createTableAs' }, ctx: AnalysisContext): Promise<QueryPlan> {

@@ -41,11 +41,14 @@ export type WriteStatement = Located &
     /** `keep` selects the rows that stay (`SELECT * FROM t WHERE NOT coalesce(<where>, false)`); null without WHERE. */
     | { readonly kind: 'delete'; readonly name: string[]; readonly keep: AstNode | null }
     | { readonly kind: 'dropTable'; readonly name: string[]; readonly ifExists: boolean }
+    | { readonly kind: 'truncate'; readonly name: string[] }
+    | { readonly kind: 'renameTable'; readonly name: string[]; readonly ifExists: boolean; readonly newName: string[] }
+    | { readonly kind: 'addColumn'; readonly name: string[]; readonly ifExists: boolean; readonly column: ColumnDefinition; readonly ifNotExists: boolean }
   );
 
 export type WriteKind = WriteStatement['kind'];
 
-const WRITE_KINDS: ReadonlySet<string> = new Set<WriteKind>(['createSchema', 'dropSchema', 'createTable', 'createTableAs', 'insert', 'delete', 'dropTable']);
+const WRITE_KINDS: ReadonlySet<string> = new Set<WriteKind>(['createSchema', 'dropSchema', 'createTable', 'createTableAs', 'insert', 'delete', 'dropTable', 'truncate', 'renameTable', 'addColumn']);
 
 export function isWriteStatement(s: { kind: string }): s is WriteStatement {
   return WRITE_KINDS.has(s.kind);
@@ -95,6 +98,23 @@ export function parseWriteStatement(sql: string, blank: string, parsing: QueryPa
     if (rest >= blank.length) throw new EngineError('SYNTAX_ERROR', `mismatched input '<EOF>'. Expecting: '(', 'SELECT', 'TABLE', 'VALUES', 'WITH'`, locationAt(sql, sql.length));
     const querySql = blankPrefix(sql, rest);
     return { ...base, kind: 'insert', name, columns, query: parsing.parseQuery(querySql), querySql };
+  }
+  if ((m = text.match(new RegExp(String.raw`^TRUNCATE\s+TABLE\s+(${QNAME})\s*$`, 'iu')))) {
+    return { ...base, kind: 'truncate', name: splitLower(m[1]) };
+  }
+  if ((m = text.match(new RegExp(String.raw`^ALTER\s+TABLE\s+(IF\s+EXISTS\s+)?(${QNAME})\s+`, 'iu')))) {
+    const name = splitLower(m[2]);
+    const ifExists = Boolean(m[1]);
+    const actionAt = start + m[0].length;
+    const action = blank.slice(actionAt);
+    let a: RegExpMatchArray | null;
+    if ((a = action.match(new RegExp(String.raw`^RENAME\s+TO\s+(${QNAME})\s*$`, 'iu')))) return { ...base, kind: 'renameTable', name, ifExists, newName: splitLower(a[1]) };
+    if ((a = action.match(/^ADD\s+COLUMN\s+(IF\s+NOT\s+EXISTS\s+)?/iu))) {
+      const definitionAt = actionAt + a[0].length;
+      const column = columnDefinition(sql.slice(definitionAt).trim(), sql, definitionAt);
+      return { ...base, kind: 'addColumn', name, ifExists, column, ifNotExists: Boolean(a[1]) };
+    }
+    throw new EngineError('NOT_SUPPORTED', `ALTER TABLE ... ${firstWords(action)} is not supported`, locationAt(sql, actionAt));
   }
   if ((m = text.match(new RegExp(String.raw`^DELETE\s+FROM\s+(${QNAME})\s*(WHERE\b)?`, 'iu')))) {
     const name = splitLower(m[1]);
@@ -158,6 +178,11 @@ function parseCreateTable(
   }
   if (columns.length === 0) throw new EngineError('SYNTAX_ERROR', `mismatched input ')'. Expecting: <identifier>`, locationAt(sql, at + 1));
   return { ...head, kind: 'createTable', columns };
+}
+
+/** The first two words of a text, upper-cased (for messages). */
+function firstWords(text: string): string {
+  return text.trim().split(/\s+/u).slice(0, 2).join(' ').toUpperCase();
 }
 
 function columnDefinition(text: string, sql: string, at: number): ColumnDefinition {

@@ -107,7 +107,7 @@ function parseUncached(sql: string): Statement {
     throw new EngineError('SYNTAX_ERROR', `mismatched input '${firstWords(trimmed)}'`, { lineNumber: 1, columnNumber: 1 });
   }
   if (!/^(SELECT|WITH|VALUES|\()/iu.test(trimmed)) {
-    const write = /^(CREATE|INSERT|DELETE|DROP)\b/iu.test(trimmed) ? parseWriteStatement(sql, blankComments(sql), { parseQuery, syntaxError }) : undefined;
+    const write = /^(CREATE|INSERT|DELETE|DROP|TRUNCATE|ALTER)\b/iu.test(trimmed) ? parseWriteStatement(sql, blankComments(sql), { parseQuery, syntaxError }) : undefined;
     if (write) return write;
     const word = trimmed.split(/\s+/u)[0] ?? '';
     if (/^(CREATE|INSERT|DELETE|DROP|UPDATE|ALTER|SET|RESET|START|COMMIT|ROLLBACK|PREPARE|EXECUTE|DEALLOCATE|GRANT|REVOKE|CALL|MERGE|TRUNCATE|COMMENT|ANALYZE)$/iu.test(word)) {
