@@ -285,7 +285,23 @@ describe('TRUNCATE TABLE and ALTER TABLE', () => {
     expect((await rows('DESCRIBE addc')).map((r) => r.slice(0, 2))).toEqual([['nationkey', 'bigint'], ['note', 'varchar(10)']]);
     await fails('ALTER TABLE addc ADD COLUMN note bigint', 'COLUMN_ALREADY_EXISTS', 51);
     expectDdl(await ok('ALTER TABLE addc ADD COLUMN IF NOT EXISTS note bigint'), 'ADD COLUMN');
-    await fails('ALTER TABLE addc DROP COLUMN note', 'NOT_SUPPORTED', 13, /ALTER TABLE \.\.\. DROP COLUMN is not supported/);
+  });
+
+  it('DROP COLUMN and RENAME COLUMN keep the other columns and the rows; IF EXISTS; errors', async () => {
+    await ok('CREATE TABLE dc AS SELECT nationkey, name, regionkey FROM tpch.tiny.nation');
+    expectDdl(await ok('ALTER TABLE dc DROP COLUMN name'), 'DROP COLUMN');
+    expect(await rows('SELECT * FROM dc WHERE nationkey = 3')).toEqual([[3, 1]]);
+    await ok('INSERT INTO dc VALUES (100, 9)');
+    expectDdl(await ok('ALTER TABLE dc RENAME COLUMN regionkey TO region'), 'RENAME COLUMN');
+    expect(await rows('SELECT count(*), max(region) FROM dc')).toEqual([[26, 9]]);
+    await fails('SELECT regionkey FROM dc', 'COLUMN_NOT_FOUND', 47);
+    expectDdl(await ok('ALTER TABLE dc DROP COLUMN IF EXISTS nosuch'), 'DROP COLUMN');
+    expectDdl(await ok('ALTER TABLE dc RENAME COLUMN IF EXISTS nosuch TO x'), 'RENAME COLUMN');
+    await fails('ALTER TABLE dc DROP COLUMN nosuch', 'COLUMN_NOT_FOUND', 47, "line 1:1: Column 'nosuch' does not exist");
+    await fails('ALTER TABLE dc RENAME COLUMN region TO nationkey', 'COLUMN_ALREADY_EXISTS', 51);
+    await ok('ALTER TABLE dc DROP COLUMN region');
+    await fails('ALTER TABLE dc DROP COLUMN nationkey', 'NOT_SUPPORTED', 13, 'line 1:1: Cannot drop the only column in a table');
+    await fails('ALTER TABLE dc ALTER COLUMN nationkey SET DATA TYPE integer', 'NOT_SUPPORTED', 13, /ALTER TABLE \.\.\. ALTER COLUMN is not supported/);
   });
 });
 
@@ -353,7 +369,7 @@ describe('statements still refused', () => {
   it.each([
     ['UPDATE t SET a = 1', /UPDATE statements are not supported/],
     ['MERGE INTO t USING s ON t.a = s.a WHEN MATCHED THEN DELETE', /MERGE statements are not supported/],
-    ['ALTER TABLE t DROP COLUMN b', /ALTER TABLE \.\.\. DROP COLUMN is not supported/],
+    ['ALTER TABLE t SET PROPERTIES x = 1', /ALTER TABLE \.\.\. SET PROPERTIES is not supported/],
     ['ALTER VIEW v RENAME TO w', /ALTER statements are not supported/],
     ['CREATE VIEW v AS SELECT 1 AS x', /CREATE statements are not supported/],
     ['CREATE TABLE w (a integer) WITH (format = \'ORC\')', /not supported/],

@@ -43,6 +43,8 @@ const UPDATE_TYPES: Record<WriteStatement['kind'], string> = {
   truncate: 'TRUNCATE TABLE',
   renameTable: 'RENAME TABLE',
   addColumn: 'ADD COLUMN',
+  dropColumn: 'DROP COLUMN',
+  renameColumn: 'RENAME COLUMN',
 };
 
 interface TableName {
@@ -131,6 +133,9 @@ export class WriteExecutor {
       }
       case 'addColumn':
         return this.addColumn(query, statement, ctx);
+      case 'dropColumn':
+      case 'renameColumn':
+        return this.alterColumn(query, statement, ctx);
       case 'dropTable': {
         const name = this.tableName(statement.name, ctx, statement.location);
         const memory = this.memory(name.catalog, 'dropping tables', statement.location, name);
@@ -160,6 +165,37 @@ export class WriteExecutor {
       // Existing rows hold NULL in the new column.
       const pages = table.pages.map((p) => ({ length: p.length, columns: [...p.columns, nullColumn(statement.column.type, p.length)] }));
       memory.changeColumns(table, columns, pages);
+    });
+    return noOutput(query);
+  }
+
+  /** DROP COLUMN (its values leave every page) and RENAME COLUMN (the metadata only). */
+  private async alterColumn(query: Query, statement: WriteStatement & { kind: 'dropColumn' | 'renameColumn' }, ctx: AnalysisContext): Promise<undefined> {
+    const name = this.tableName(statement.name, ctx, statement.location);
+    const memory = this.memory(name.catalog, statement.kind === 'dropColumn' ? 'dropping columns' : 'renaming columns', statement.location, name);
+    const table = memory.hasSchema(name.schema) ? memory.table(name.schema, name.table) : undefined;
+    if (!table) {
+      if (!statement.ifExists) this.requireTable(memory, name, statement.location);
+      return noOutput(query);
+    }
+    const index = table.columns.findIndex((c) => c.name === statement.column);
+    if (index < 0) {
+      if (statement.columnIfExists) return noOutput(query);
+      throw new EngineError('COLUMN_NOT_FOUND', `Column '${statement.column}' does not exist`, statement.location);
+    }
+    if (statement.kind === 'dropColumn') {
+      if (table.columns.length === 1) throw new EngineError('NOT_SUPPORTED', 'Cannot drop the only column in a table', statement.location);
+      const columns = table.columns.filter((_, i) => i !== index);
+      await this.exclusive(table, async () => {
+        memory.changeColumns(table, columns, table.pages.map((p) => ({ length: p.length, columns: p.columns.filter((_, i) => i !== index) })));
+      });
+      return noOutput(query);
+    }
+    const target = statement.newColumn;
+    if (table.columns.some((c) => c.name === target)) throw new EngineError('COLUMN_ALREADY_EXISTS', `Column '${target}' already exists`, statement.location);
+    const columns = table.columns.map((c, i) => (i === index ? { ...c, name: target } : c));
+    await this.exclusive(table, async () => {
+      memory.changeColumns(table, columns, table.pages);
     });
     return noOutput(query);
   }

@@ -44,11 +44,13 @@ export type WriteStatement = Located &
     | { readonly kind: 'truncate'; readonly name: string[] }
     | { readonly kind: 'renameTable'; readonly name: string[]; readonly ifExists: boolean; readonly newName: string[] }
     | { readonly kind: 'addColumn'; readonly name: string[]; readonly ifExists: boolean; readonly column: ColumnDefinition; readonly ifNotExists: boolean }
+    | { readonly kind: 'dropColumn'; readonly name: string[]; readonly ifExists: boolean; readonly column: string; readonly columnIfExists: boolean }
+    | { readonly kind: 'renameColumn'; readonly name: string[]; readonly ifExists: boolean; readonly column: string; readonly columnIfExists: boolean; readonly newColumn: string }
   );
 
 export type WriteKind = WriteStatement['kind'];
 
-const WRITE_KINDS: ReadonlySet<string> = new Set<WriteKind>(['createSchema', 'dropSchema', 'createTable', 'createTableAs', 'insert', 'delete', 'dropTable', 'truncate', 'renameTable', 'addColumn']);
+const WRITE_KINDS: ReadonlySet<string> = new Set<WriteKind>(['createSchema', 'dropSchema', 'createTable', 'createTableAs', 'insert', 'delete', 'dropTable', 'truncate', 'renameTable', 'addColumn', 'dropColumn', 'renameColumn']);
 
 export function isWriteStatement(s: { kind: string }): s is WriteStatement {
   return WRITE_KINDS.has(s.kind);
@@ -113,6 +115,12 @@ export function parseWriteStatement(sql: string, blank: string, parsing: QueryPa
       const definitionAt = actionAt + a[0].length;
       const column = columnDefinition(sql.slice(definitionAt).trim(), sql, definitionAt);
       return { ...base, kind: 'addColumn', name, ifExists, column, ifNotExists: Boolean(a[1]) };
+    }
+    if ((a = action.match(new RegExp(String.raw`^DROP\s+COLUMN\s+(IF\s+EXISTS\s+)?(${IDENT})\s*$`, 'iu')))) {
+      return { ...base, kind: 'dropColumn', name, ifExists, column: identifierLower(a[2] as string), columnIfExists: Boolean(a[1]) };
+    }
+    if ((a = action.match(new RegExp(String.raw`^RENAME\s+COLUMN\s+(IF\s+EXISTS\s+)?(${IDENT})\s+TO\s+(${IDENT})\s*$`, 'iu')))) {
+      return { ...base, kind: 'renameColumn', name, ifExists, column: identifierLower(a[2] as string), columnIfExists: Boolean(a[1]), newColumn: identifierLower(a[3] as string) };
     }
     throw new EngineError('NOT_SUPPORTED', `ALTER TABLE ... ${firstWords(action)} is not supported`, locationAt(sql, actionAt));
   }
