@@ -305,6 +305,44 @@ describe('TRUNCATE TABLE and ALTER TABLE', () => {
   });
 });
 
+describe('views', () => {
+  it('CREATE [OR REPLACE] VIEW, read like a table, listed, described; names resolve in the creating session', async () => {
+    // Created from the tpch session: its unqualified nation resolves to tpch.tiny.nation wherever it is read.
+    const created = await runQuery(server.baseUrl, 'CREATE VIEW memory.default.per_region AS SELECT regionkey, count(*) AS n FROM nation GROUP BY regionkey', { 'X-Engine-Catalog': 'tpch', 'X-Engine-Schema': 'tiny' });
+    expectDdl(created, 'CREATE VIEW');
+    expect(await rows('SELECT * FROM per_region ORDER BY regionkey')).toEqual([[0, 5], [1, 5], [2, 5], [3, 5], [4, 5]]);
+    expect(await rows('SELECT r.name, v.n FROM per_region v JOIN tpch.tiny.region r ON r.regionkey = v.regionkey ORDER BY 1 LIMIT 1')).toEqual([['AFRICA', 5]]);
+    expect(await rows("SHOW TABLES LIKE 'per%'")).toEqual([['per_region']]);
+    expect((await rows('DESCRIBE per_region')).map((r) => r.slice(0, 2))).toEqual([['regionkey', 'bigint'], ['n', 'bigint']]);
+    expect(await rows("SELECT table_type FROM information_schema.tables WHERE table_name = 'per_region'")).toEqual([['VIEW']]);
+    await fails('CREATE VIEW per_region AS SELECT 1 AS x', 'TABLE_ALREADY_EXISTS', 50);
+    expectDdl(await ok('CREATE OR REPLACE VIEW per_region AS SELECT regionkey, name FROM tpch.tiny.region'), 'CREATE VIEW');
+    // The same statement text again: the plan is not reused across a replaced definition.
+    expect(await rows('SELECT * FROM per_region ORDER BY regionkey LIMIT 1')).toEqual([[0, 'AFRICA']]);
+    expectDdl(await ok('CREATE VIEW over_view AS SELECT * FROM per_region WHERE regionkey > 2'), 'CREATE VIEW');
+    expect(await rows('SELECT count(*) FROM over_view')).toEqual([[2]]);
+  });
+
+  it('refuses unnamed columns, writes into views, clashes with tables; a view over a dropped table is stale', async () => {
+    await fails('CREATE VIEW unnamed AS SELECT 1', 'MISSING_COLUMN_NAME', 55);
+    await ok('CREATE TABLE vbase AS SELECT nationkey FROM tpch.tiny.nation');
+    await ok('CREATE VIEW vover AS SELECT nationkey FROM vbase');
+    await fails('INSERT INTO vover VALUES (1)', 'NOT_SUPPORTED', 13, /views are read-only/);
+    await fails('CREATE TABLE vover (a bigint)', 'TABLE_ALREADY_EXISTS', 50);
+    await fails('CREATE VIEW vbase AS SELECT 1 AS x', 'TABLE_ALREADY_EXISTS', 50);
+    await ok('DROP TABLE vbase');
+    await fails('SELECT * FROM vover', 'INVALID_VIEW', 11, /View 'memory.default.vover' is stale or in invalid state/);
+    expectDdl(await ok('DROP VIEW vover'), 'DROP VIEW');
+    await fails('DROP VIEW vover', 'TABLE_NOT_FOUND', 46);
+    expectDdl(await ok('DROP VIEW IF EXISTS vover'), 'DROP VIEW');
+    await fails('CREATE VIEW tpch.tiny.v AS SELECT 1 AS x', 'NOT_SUPPORTED', 13, /does not support creating views/);
+    await ok('CREATE SCHEMA memory.withview');
+    await ok('CREATE VIEW memory.withview.v AS SELECT 1 AS x');
+    await fails('DROP SCHEMA memory.withview', 'SCHEMA_NOT_EMPTY', 34);
+    await ok('DROP SCHEMA memory.withview CASCADE');
+  });
+});
+
 describe('atomicity and concurrency', () => {
   it('a failing INSERT writes nothing', async () => {
     await ok('CREATE TABLE atomic (a integer, b varchar(3))');
@@ -371,7 +409,6 @@ describe('statements still refused', () => {
     ['MERGE INTO t USING s ON t.a = s.a WHEN MATCHED THEN DELETE', /MERGE statements are not supported/],
     ['ALTER TABLE t SET PROPERTIES x = 1', /ALTER TABLE \.\.\. SET PROPERTIES is not supported/],
     ['ALTER VIEW v RENAME TO w', /ALTER statements are not supported/],
-    ['CREATE VIEW v AS SELECT 1 AS x', /CREATE statements are not supported/],
     ['CREATE TABLE w (a integer) WITH (format = \'ORC\')', /not supported/],
   ])('%s → NOT_SUPPORTED', async (text, message) => {
     await fails(text, 'NOT_SUPPORTED', 13, message);

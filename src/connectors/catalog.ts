@@ -59,9 +59,27 @@ export interface HeldTableData {
   readonly arrowBytes: number;
 }
 
+/** A view: its query's text, planned where it is referenced, with the session it was created in. */
+export interface ViewDefinition {
+  readonly catalog: string;
+  readonly schema: string;
+  readonly name: string;
+  /** The query text (SELECT …), as written in CREATE VIEW. */
+  readonly sql: string;
+  /** Its columns when created (names and types a reference sees). */
+  readonly columns: readonly ColumnMetadata[];
+  /** The session's catalog and schema at CREATE VIEW: the query's unqualified names resolve there. */
+  readonly sessionCatalog: string | undefined;
+  readonly sessionSchema: string | undefined;
+}
+
 export interface Connector {
   listSchemas(): string[];
+  /** Base tables (views are listed by listViews). */
   listTables(schema: string): string[];
+  /** The schema's views; absent = the connector has none. */
+  listViews?(schema: string): string[];
+  getView?(schema: string, name: string): ViewDefinition | undefined;
   getTable(schema: string, table: string): TableMetadata | undefined;
   /** Cuts a table into splits of about `targetRows` rows each; `columns` (table positions) are the ones the scan reads. */
   splits(table: TableMetadata, targetRows: number, columns?: readonly number[]): Split[];
@@ -138,6 +156,14 @@ class WithInformationSchema implements Connector {
     return schema === INFORMATION_SCHEMA ? Object.keys(INFO_TABLES).sort() : this.inner.listTables(schema);
   }
 
+  listViews(schema: string): string[] {
+    return schema === INFORMATION_SCHEMA ? [] : (this.inner.listViews?.(schema) ?? []);
+  }
+
+  getView(schema: string, name: string): ViewDefinition | undefined {
+    return schema === INFORMATION_SCHEMA ? undefined : this.inner.getView?.(schema, name);
+  }
+
   getTable(schema: string, table: string): TableMetadata | undefined {
     if (schema !== INFORMATION_SCHEMA) return this.inner.getTable(schema, table);
     const columns = INFO_TABLES[table];
@@ -162,16 +188,18 @@ class WithInformationSchema implements Connector {
         return this.listSchemas().map((s) => [this.catalog, s]);
       case 'tables': {
         const out: unknown[][] = [];
-        for (const s of this.listSchemas()) for (const t of this.listTables(s)) out.push([this.catalog, s, t, 'BASE TABLE']);
+        for (const s of this.listSchemas()) {
+          for (const t of this.listTables(s)) out.push([this.catalog, s, t, 'BASE TABLE']);
+          for (const v of this.listViews(s)) out.push([this.catalog, s, v, 'VIEW']);
+        }
         return out;
       }
       case 'columns': {
         const out: unknown[][] = [];
         for (const s of [...schemas, INFORMATION_SCHEMA]) {
-          for (const t of this.listTables(s)) {
-            const meta = this.getTable(s, t);
-            meta?.columns.forEach((c, i) => out.push([this.catalog, s, t, c.name, i + 1, null, 'YES', typeDisplayName(c.type)]));
-          }
+          const relations = [...this.listTables(s).map((t) => this.getTable(s, t)?.columns), ...this.listViews(s).map((v) => this.getView(s, v)?.columns)];
+          const names = [...this.listTables(s), ...this.listViews(s)];
+          relations.forEach((columns, k) => columns?.forEach((c, i) => out.push([this.catalog, s, names[k], c.name, i + 1, null, 'YES', typeDisplayName(c.type)])));
         }
         return out;
       }

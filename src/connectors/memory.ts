@@ -6,7 +6,7 @@
 import { arrowBytes } from '../data/arrow.js';
 import { pageBytes, sharedPage, type Column, type Page } from '../data/page.js';
 import { EngineError } from '../util/engine-error.js';
-import type { ColumnMetadata, Connector, HeldTableData, Split, TableMetadata } from './catalog.js';
+import type { ColumnMetadata, Connector, HeldTableData, Split, TableMetadata, ViewDefinition } from './catalog.js';
 
 export const DEFAULT_SCHEMA = 'default';
 
@@ -37,6 +37,8 @@ export interface MemoryConnectorOptions {
 
 export class MemoryConnector implements Connector {
   private readonly schemas = new Map<string, Map<string, MemoryTable>>([[DEFAULT_SCHEMA, new Map()]]);
+  /** Views by schema; a view and a table never share a name. */
+  private readonly views = new Map<string, Map<string, ViewDefinition>>();
   private totalBytes = 0;
 
   constructor(
@@ -55,6 +57,30 @@ export class MemoryConnector implements Connector {
 
   listTables(schema: string): string[] {
     return [...(this.schemas.get(schema)?.keys() ?? [])].sort();
+  }
+
+  listViews(schema: string): string[] {
+    return [...(this.views.get(schema)?.keys() ?? [])].sort();
+  }
+
+  getView(schema: string, name: string): ViewDefinition | undefined {
+    return this.views.get(schema)?.get(name);
+  }
+
+  /** Stores a view; false when the name is a table's, or a view's and `replace` is not set. */
+  createView(view: ViewDefinition, replace: boolean): boolean {
+    if (!this.schemas.has(view.schema)) throw new EngineError('SCHEMA_NOT_FOUND', `Schema '${view.schema}' does not exist`, { lineNumber: 1, columnNumber: 1 });
+    if (this.schemas.get(view.schema)?.has(view.name)) return false;
+    let views = this.views.get(view.schema);
+    if (!views) this.views.set(view.schema, (views = new Map()));
+    if (views.has(view.name) && !replace) return false;
+    views.set(view.name, view);
+    return true;
+  }
+
+  /** Drops a view; false when it does not exist. */
+  dropView(schema: string, name: string): boolean {
+    return this.views.get(schema)?.delete(name) ?? false;
   }
 
   getTable(schema: string, table: string): TableMetadata | undefined {
@@ -102,9 +128,11 @@ export class MemoryConnector implements Connector {
   dropSchema(schema: string, cascade: boolean): boolean {
     const tables = this.schemas.get(schema);
     if (!tables) return false;
-    if (tables.size > 0 && !cascade) throw new EngineError('SCHEMA_NOT_EMPTY', `Cannot drop non-empty schema '${schema}'`, { lineNumber: 1, columnNumber: 1 });
+    const views = this.views.get(schema)?.size ?? 0;
+    if ((tables.size > 0 || views > 0) && !cascade) throw new EngineError('SCHEMA_NOT_EMPTY', `Cannot drop non-empty schema '${schema}'`, { lineNumber: 1, columnNumber: 1 });
     for (const t of tables.values()) this.release(t);
     this.schemas.delete(schema);
+    this.views.delete(schema);
     return true;
   }
 
@@ -112,7 +140,7 @@ export class MemoryConnector implements Connector {
   createTable(schema: string, name: string, columns: readonly ColumnMetadata[], pages: readonly Page[] = []): MemoryTable | undefined {
     const tables = this.schemas.get(schema);
     if (!tables) throw new EngineError('SCHEMA_NOT_FOUND', `Schema '${schema}' does not exist`, { lineNumber: 1, columnNumber: 1 });
-    if (tables.has(name)) return undefined;
+    if (tables.has(name) || this.views.get(schema)?.has(name)) return undefined;
     const table = new MemoryTable(this.catalog, schema, name, columns);
     this.commit(table, pages);
     tables.set(name, table);
@@ -137,7 +165,7 @@ export class MemoryConnector implements Connector {
     this.requireLive(table);
     const target = this.schemas.get(schema);
     if (!target) throw new EngineError('SCHEMA_NOT_FOUND', `Schema '${schema}' does not exist`, { lineNumber: 1, columnNumber: 1 });
-    if (target.has(name)) return undefined;
+    if (target.has(name) || this.views.get(schema)?.has(name)) return undefined;
     return this.replace(table, new MemoryTable(this.catalog, schema, name, table.columns), table.pages);
   }
 

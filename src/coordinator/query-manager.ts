@@ -2,7 +2,7 @@
 // fails queries nobody polls (ABANDONED_QUERY), and keeps a bounded history of finished ones.
 
 import { randomBytes } from 'node:crypto';
-import type { CatalogRegistry, Split } from '../connectors/catalog.js';
+import type { CatalogRegistry, ColumnMetadata, Split } from '../connectors/catalog.js';
 import { pageFromRows } from '../connectors/rows.js';
 import type { TpchConnector } from '../connectors/tpch/connector.js';
 import type { Page } from '../data/page.js';
@@ -253,7 +253,8 @@ export class QueryManager implements QueryDriver {
         const connector = this.options.catalogs.get(catalog);
         if (!connector) throw new EngineError('CATALOG_NOT_FOUND', `Catalog '${catalog}' not found`, { lineNumber: 1, columnNumber: 1 });
         if (!connector.listSchemas().includes(schema)) throw new EngineError('SCHEMA_NOT_FOUND', `Schema '${schema}' does not exist`, { lineNumber: 1, columnNumber: 1 });
-        return this.rows(['Table'], [VARCHAR], filterLike(connector.listTables(schema), statement.like).map((t) => [t]));
+        const names = [...connector.listTables(schema), ...(connector.listViews?.(schema) ?? [])].sort();
+        return this.rows(['Table'], [VARCHAR], filterLike(names, statement.like).map((t) => [t]));
       }
       case 'showCreateTable': {
         const table = resolveTableName(statement.table, ctx);
@@ -262,8 +263,8 @@ export class QueryManager implements QueryDriver {
         return this.rows(['Create Table'], [VARCHAR], [[`CREATE TABLE ${[table.catalog, table.schema, table.name].map(quote).join('.')} (\n${columns}\n)`]]);
       }
       case 'showColumns': {
-        const table = resolveTableName(statement.table, ctx);
-        return this.rows(['Column', 'Type', 'Extra', 'Comment'], [VARCHAR, VARCHAR, VARCHAR, VARCHAR], table.columns.map((c) => [c.name, typeDisplayName(c.type), '', '']));
+        const columns = viewColumns(statement.table, ctx) ?? resolveTableName(statement.table, ctx).columns;
+        return this.rows(['Column', 'Type', 'Extra', 'Comment'], [VARCHAR, VARCHAR, VARCHAR, VARCHAR], columns.map((c) => [c.name, typeDisplayName(c.type), '', '']));
       }
       case 'setSession': {
         requireSessionProperty(statement.name);
@@ -415,6 +416,15 @@ function requireSessionProperty(name: string): void {
 }
 
 /** A statement that changes the session and returns no rows: answered with its update type. */
+/** The columns of the view a DESCRIBE / SHOW COLUMNS names, if it names one. */
+function viewColumns(rawParts: readonly string[], ctx: AnalysisContext): readonly ColumnMetadata[] | undefined {
+  const parts = rawParts.map((p) => p.toLowerCase());
+  const catalog = parts.length === 3 ? parts[0] : ctx.catalog;
+  const schema = parts.length >= 2 ? parts[parts.length - 2] : ctx.schema;
+  if (!catalog || !schema) return undefined;
+  return ctx.catalogs.get(catalog)?.getView?.(schema, parts[parts.length - 1] as string)?.columns;
+}
+
 function finishedUpdate(query: Query, updateType: string): undefined {
   query.updateType = updateType;
   query.names = [];

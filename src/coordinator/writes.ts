@@ -45,6 +45,8 @@ const UPDATE_TYPES: Record<WriteStatement['kind'], string> = {
   addColumn: 'ADD COLUMN',
   dropColumn: 'DROP COLUMN',
   renameColumn: 'RENAME COLUMN',
+  createView: 'CREATE VIEW',
+  dropView: 'DROP VIEW',
 };
 
 interface TableName {
@@ -136,6 +138,16 @@ export class WriteExecutor {
       case 'dropColumn':
       case 'renameColumn':
         return this.alterColumn(query, statement, ctx);
+      case 'createView':
+        return this.createView(query, statement, ctx);
+      case 'dropView': {
+        const name = this.tableName(statement.name, ctx, statement.location);
+        const memory = this.memory(name.catalog, 'dropping views', statement.location);
+        if (!memory.dropView(name.schema, name.table) && !statement.ifExists) {
+          throw new EngineError('TABLE_NOT_FOUND', `View '${qualified(name)}' does not exist`, statement.location);
+        }
+        return noOutput(query);
+      }
       case 'dropTable': {
         const name = this.tableName(statement.name, ctx, statement.location);
         const memory = this.memory(name.catalog, 'dropping tables', statement.location, name);
@@ -166,6 +178,26 @@ export class WriteExecutor {
       const pages = table.pages.map((p) => ({ length: p.length, columns: [...p.columns, nullColumn(statement.column.type, p.length)] }));
       memory.changeColumns(table, columns, pages);
     });
+    return noOutput(query);
+  }
+
+  /**
+   * CREATE [OR REPLACE] VIEW: the query is planned now (errors surface here, and its columns are
+   * fixed), then kept as text with the session's catalog and schema its names resolve in.
+   */
+  private createView(query: Query, statement: WriteStatement & { kind: 'createView' }, ctx: AnalysisContext): undefined {
+    const name = this.tableName(statement.name, ctx, statement.location);
+    const memory = this.memory(name.catalog, 'creating views', statement.location);
+    this.requireSchema(memory, name, statement.location);
+    const logical = analyzeQuery(statement.query, { ...ctx, sql: statement.querySql });
+    const names = logical.kind === 'output' ? logical.names : logical.fields.map((f) => f.name);
+    names.forEach((n, i) => {
+      if (/^_col\d+$/u.test(n)) throw new EngineError('MISSING_COLUMN_NAME', `Column name not specified at position ${i + 1}`, statement.location);
+    });
+    const columns = checkColumns(names.map((n, i) => ({ name: n.toLowerCase(), type: logical.fields[i]!.type })), statement.location);
+    if (memory.table(name.schema, name.table)) throw new EngineError('TABLE_ALREADY_EXISTS', `Table '${qualified(name)}' already exists`, statement.location);
+    const view = { catalog: name.catalog, schema: name.schema, name: name.table, sql: statement.queryText, columns, sessionCatalog: ctx.catalog, sessionSchema: ctx.schema };
+    if (!memory.createView(view, statement.replace)) throw new EngineError('TABLE_ALREADY_EXISTS', `View '${qualified(name)}' already exists`, statement.location);
     return noOutput(query);
   }
 
@@ -385,6 +417,7 @@ export class WriteExecutor {
   private requireTable(memory: MemoryConnector, name: TableName, location: SourceLocation): MemoryTable {
     this.requireSchema(memory, name, location);
     const table = memory.table(name.schema, name.table);
+    if (!table && memory.getView(name.schema, name.table)) throw new EngineError('NOT_SUPPORTED', `Cannot modify view '${qualified(name)}': views are read-only`, location);
     if (!table) throw new EngineError('TABLE_NOT_FOUND', `Table '${qualified(name)}' does not exist`, location);
     return table;
   }

@@ -5,8 +5,8 @@
 // outer row). Then aggregation, HAVING, the select list, DISTINCT, ORDER BY and LIMIT.
 
 import { AGGREGATE_NAMES } from './aggregate-names.js';
-import { BOOLEAN, BIGINT, INTEGER, isOrderable, typeDisplayName, type SqlType } from '../data/types.js';
-import type { TableMetadata } from '../connectors/catalog.js';
+import { BOOLEAN, BIGINT, INTEGER, isOrderable, typeDisplayName, typeEquals, type SqlType } from '../data/types.js';
+import type { ColumnMetadata, TableMetadata, ViewDefinition } from '../connectors/catalog.js';
 import { EngineError } from '../util/engine-error.js';
 import type { AstNode } from './ast.js';
 import {
@@ -36,7 +36,7 @@ import { eagerAggregation } from './eager-aggregation.js';
 import { joinPlans, planJoinGroup, type Relation } from './join-planner.js';
 import { evaluateConstant } from '../exec/compile/constant.js';
 import { optimize } from './optimize/index.js';
-import { locateName } from './parse.js';
+import { locateName, parseQuery } from './parse.js';
 import { estimateRows, type AggregateCall, type Field, type PlanNode, type SortKey } from './plan.js';
 import { Scope, type ScopeField } from './scope.js';
 import { commonSuperType } from './types-coercion.js';
@@ -141,6 +141,8 @@ function analyzeRelation(item: AstNode, ctx: AnalysisContext): { plan: PlanNode;
     if (cte.columns && cte.columns.length !== names.length) throw new EngineError('GENERIC_USER_ERROR', `WITH query '${name}' has ${names.length} columns but ${cte.columns.length} names`, locateName(ctx.sql, [name]));
     return { plan, fields: plan.fields.map((f, i) => ({ name: (cte.columns?.[i] ?? names[i]).toLowerCase(), relation: alias, type: f.type })) };
   }
+  const view = resolveView(item, ctx);
+  if (view) return analyzeView(view, item, ctx);
   const table = resolveTable(item, ctx);
   const { alias } = aliasWithColumns(item.as);
   const relation = alias ?? table.name;
@@ -330,6 +332,45 @@ function sideOf(e: Expr, leftWidth: number): 'left' | 'right' | 'both' | 'none' 
 
 function conjunctList(e: Expr): Expr[] {
   return e.kind === 'and' ? e.args.flatMap(conjunctList) : [e];
+}
+
+/** Views expanding views deeper than this are refused (a view redefined to reach itself). */
+const MAX_VIEW_DEPTH = 16;
+
+/** The view a FROM item names, if its catalog has one by that name (tables are looked up otherwise). */
+function resolveView(from: AstNode, ctx: AnalysisContext): ViewDefinition | undefined {
+  const parts = [from.db, from.schema, from.table].filter((p): p is string => typeof p === 'string' && p.length > 0).map((p) => p.toLowerCase());
+  const catalog = parts.length === 3 ? parts[0] : ctx.catalog;
+  const schema = parts.length >= 2 ? parts[parts.length - 2] : ctx.schema;
+  if (!catalog || !schema) return undefined;
+  return ctx.catalogs.get(catalog)?.getView?.(schema, parts[parts.length - 1] as string);
+}
+
+/**
+ * A view's query planned in place, as a derived table: parsed from its text, its names resolved
+ * in the session it was created in, its columns named as they were then.
+ */
+function analyzeView(view: ViewDefinition, item: AstNode, ctx: AnalysisContext): { plan: PlanNode; fields: ScopeField[] } {
+  const depth = (ctx.viewDepth ?? 0) + 1;
+  if (depth > MAX_VIEW_DEPTH) throw new EngineError('INVALID_VIEW', `View is recursive: ${view.catalog}.${view.schema}.${view.name}`, loc(item) ?? locateName(ctx.sql, [view.name]));
+  // The view's definition can change: a plan using it is never reused (the memory catalog's metadata is not stable).
+  ctx.observed?.tables.push({ catalog: view.catalog, schema: view.schema, name: view.name, columns: view.columns, rowCount: 0 });
+  const viewCtx: AnalysisContext = { ...ctx, sql: view.sql, catalog: view.sessionCatalog, schema: view.sessionSchema, ctes: undefined, viewDepth: depth };
+  let analyzed: { plan: PlanNode; names: string[] };
+  try {
+    analyzed = analyzeSelect(parseQuery(view.sql), viewCtx, undefined, 'query');
+  } catch (e) {
+    if (e instanceof EngineError && e.errorName !== 'INVALID_VIEW') {
+      throw new EngineError('INVALID_VIEW', `View '${view.catalog}.${view.schema}.${view.name}' is stale or in invalid state: ${e.message}`, loc(item) ?? locateName(ctx.sql, [view.name]));
+    }
+    throw e;
+  }
+  const { plan, names } = analyzed;
+  const stale = names.length !== view.columns.length || plan.fields.some((f, i) => !typeEquals(f.type, (view.columns[i] as ColumnMetadata).type));
+  if (stale) throw new EngineError('INVALID_VIEW', `View '${view.catalog}.${view.schema}.${view.name}' is stale or in invalid state`, loc(item) ?? locateName(ctx.sql, [view.name]));
+  const { alias } = aliasWithColumns(item.as);
+  const relation = alias ?? view.name;
+  return { plan, fields: view.columns.map((c) => ({ name: c.name, relation, type: c.type })) };
 }
 
 export function resolveTable(from: AstNode, ctx: AnalysisContext): TableMetadata {

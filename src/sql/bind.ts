@@ -53,6 +53,8 @@ export interface AnalysisContext {
   readonly disabledRules?: ReadonlySet<string>;
   /** Filled in while planning: what the plan depends on besides the statement (see PlanCache). */
   readonly observed?: PlanDependencies;
+  /** How many views deep this query is (analyze.ts analyzeView). */
+  readonly viewDepth?: number;
 }
 
 export interface PlanDependencies {

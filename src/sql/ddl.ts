@@ -44,13 +44,15 @@ export type WriteStatement = Located &
     | { readonly kind: 'truncate'; readonly name: string[] }
     | { readonly kind: 'renameTable'; readonly name: string[]; readonly ifExists: boolean; readonly newName: string[] }
     | { readonly kind: 'addColumn'; readonly name: string[]; readonly ifExists: boolean; readonly column: ColumnDefinition; readonly ifNotExists: boolean }
+    | { readonly kind: 'createView'; readonly name: string[]; readonly replace: boolean; readonly query: AstNode; readonly querySql: string; readonly queryText: string }
+    | { readonly kind: 'dropView'; readonly name: string[]; readonly ifExists: boolean }
     | { readonly kind: 'dropColumn'; readonly name: string[]; readonly ifExists: boolean; readonly column: string; readonly columnIfExists: boolean }
     | { readonly kind: 'renameColumn'; readonly name: string[]; readonly ifExists: boolean; readonly column: string; readonly columnIfExists: boolean; readonly newColumn: string }
   );
 
 export type WriteKind = WriteStatement['kind'];
 
-const WRITE_KINDS: ReadonlySet<string> = new Set<WriteKind>(['createSchema', 'dropSchema', 'createTable', 'createTableAs', 'insert', 'delete', 'dropTable', 'truncate', 'renameTable', 'addColumn', 'dropColumn', 'renameColumn']);
+const WRITE_KINDS: ReadonlySet<string> = new Set<WriteKind>(['createSchema', 'dropSchema', 'createTable', 'createTableAs', 'insert', 'delete', 'dropTable', 'truncate', 'renameTable', 'addColumn', 'dropColumn', 'renameColumn', 'createView', 'dropView']);
 
 export function isWriteStatement(s: { kind: string }): s is WriteStatement {
   return WRITE_KINDS.has(s.kind);
@@ -100,6 +102,14 @@ export function parseWriteStatement(sql: string, blank: string, parsing: QueryPa
     if (rest >= blank.length) throw new EngineError('SYNTAX_ERROR', `mismatched input '<EOF>'. Expecting: '(', 'SELECT', 'TABLE', 'VALUES', 'WITH'`, locationAt(sql, sql.length));
     const querySql = blankPrefix(sql, rest);
     return { ...base, kind: 'insert', name, columns, query: parsing.parseQuery(querySql), querySql };
+  }
+  if ((m = text.match(new RegExp(String.raw`^CREATE\s+(OR\s+REPLACE\s+)?VIEW\s+(${QNAME})\s+(?:COMMENT\s+'(?:[^']|'')*'\s+)?(?:SECURITY\s+(?:DEFINER|INVOKER)\s+)?AS\s+`, 'iu')))) {
+    const queryStart = start + m[0].length;
+    const querySql = blankPrefix(sql, queryStart);
+    return { ...base, kind: 'createView', name: splitLower(m[2]), replace: Boolean(m[1]), query: parsing.parseQuery(querySql), querySql, queryText: sql.slice(queryStart).trim() };
+  }
+  if ((m = text.match(new RegExp(String.raw`^DROP\s+VIEW\s+(IF\s+EXISTS\s+)?(${QNAME})\s*$`, 'iu')))) {
+    return { ...base, kind: 'dropView', name: splitLower(m[2]), ifExists: Boolean(m[1]) };
   }
   if ((m = text.match(new RegExp(String.raw`^TRUNCATE\s+TABLE\s+(${QNAME})\s*$`, 'iu')))) {
     return { ...base, kind: 'truncate', name: splitLower(m[1]) };

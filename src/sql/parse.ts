@@ -258,7 +258,8 @@ function rewriteForDialect(sql: string): string {
 
 const VALUES_PREFIX = 'SELECT * FROM (';
 
-function parseQuery(sql: string): AstNode {
+/** A query's text parsed to its SELECT tree (views are stored as text and parsed where referenced). */
+export function parseQuery(sql: string): AstNode {
   let ast: unknown;
   // A bare VALUES statement is a table: parse it as a derived table (errors map back to the text).
   const bareValues = /^\s*VALUES\b/iu.test(blankComments(sql));

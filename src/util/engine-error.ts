@@ -40,6 +40,7 @@ export const ERROR_CODES = {
   SCHEMA_ALREADY_EXISTS: { code: 49, type: 'USER_ERROR' },
   TABLE_ALREADY_EXISTS: { code: 50, type: 'USER_ERROR' },
   COLUMN_ALREADY_EXISTS: { code: 51, type: 'USER_ERROR' },
+  INVALID_VIEW: { code: 11, type: 'USER_ERROR' },
   DUPLICATE_COLUMN_NAME: { code: 54, type: 'USER_ERROR' },
   MISSING_COLUMN_NAME: { code: 55, type: 'USER_ERROR' },
   COLUMN_TYPE_UNKNOWN: { code: 60, type: 'USER_ERROR' },
