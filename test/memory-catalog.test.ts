@@ -321,6 +321,8 @@ describe('views', () => {
     expect(await rows('SELECT * FROM per_region ORDER BY regionkey LIMIT 1')).toEqual([[0, 'AFRICA']]);
     expectDdl(await ok('CREATE VIEW over_view AS SELECT * FROM per_region WHERE regionkey > 2'), 'CREATE VIEW');
     expect(await rows('SELECT count(*) FROM over_view')).toEqual([[2]]);
+    expect(await rows('SHOW CREATE VIEW over_view')).toEqual([['CREATE VIEW memory.default.over_view AS\nSELECT * FROM per_region WHERE regionkey > 2']]);
+    await fails('SHOW CREATE VIEW nosuch', 'TABLE_NOT_FOUND', 46);
   });
 
   it('refuses unnamed columns, writes into views, clashes with tables; a view over a dropped table is stale', async () => {

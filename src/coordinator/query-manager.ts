@@ -2,7 +2,7 @@
 // fails queries nobody polls (ABANDONED_QUERY), and keeps a bounded history of finished ones.
 
 import { randomBytes } from 'node:crypto';
-import type { CatalogRegistry, ColumnMetadata, Split } from '../connectors/catalog.js';
+import type { CatalogRegistry, Split, ViewDefinition } from '../connectors/catalog.js';
 import { pageFromRows } from '../connectors/rows.js';
 import type { TpchConnector } from '../connectors/tpch/connector.js';
 import type { Page } from '../data/page.js';
@@ -262,8 +262,14 @@ export class QueryManager implements QueryDriver {
         const columns = table.columns.map((c) => `   ${quote(c.name)} ${typeDisplayName(c.type)}`).join(',\n');
         return this.rows(['Create Table'], [VARCHAR], [[`CREATE TABLE ${[table.catalog, table.schema, table.name].map(quote).join('.')} (\n${columns}\n)`]]);
       }
+      case 'showCreateView': {
+        const view = viewNamed(statement.view, ctx);
+        if (!view) throw new EngineError('TABLE_NOT_FOUND', `View '${statement.view.join('.')}' does not exist`, { lineNumber: 1, columnNumber: 1 });
+        const quote = (name: string): string => (/^[a-z_][a-z0-9_]*$/u.test(name) ? name : `"${name.replace(/"/gu, '""')}"`);
+        return this.rows(['Create View'], [VARCHAR], [[`CREATE VIEW ${[view.catalog, view.schema, view.name].map(quote).join('.')} AS\n${view.sql}`]]);
+      }
       case 'showColumns': {
-        const columns = viewColumns(statement.table, ctx) ?? resolveTableName(statement.table, ctx).columns;
+        const columns = viewNamed(statement.table, ctx)?.columns ?? resolveTableName(statement.table, ctx).columns;
         return this.rows(['Column', 'Type', 'Extra', 'Comment'], [VARCHAR, VARCHAR, VARCHAR, VARCHAR], columns.map((c) => [c.name, typeDisplayName(c.type), '', '']));
       }
       case 'setSession': {
@@ -416,13 +422,13 @@ function requireSessionProperty(name: string): void {
 }
 
 /** A statement that changes the session and returns no rows: answered with its update type. */
-/** The columns of the view a DESCRIBE / SHOW COLUMNS names, if it names one. */
-function viewColumns(rawParts: readonly string[], ctx: AnalysisContext): readonly ColumnMetadata[] | undefined {
+/** The view a DESCRIBE / SHOW COLUMNS / SHOW CREATE VIEW names, if it names one. */
+function viewNamed(rawParts: readonly string[], ctx: AnalysisContext): ViewDefinition | undefined {
   const parts = rawParts.map((p) => p.toLowerCase());
   const catalog = parts.length === 3 ? parts[0] : ctx.catalog;
   const schema = parts.length >= 2 ? parts[parts.length - 2] : ctx.schema;
   if (!catalog || !schema) return undefined;
-  return ctx.catalogs.get(catalog)?.getView?.(schema, parts[parts.length - 1] as string)?.columns;
+  return ctx.catalogs.get(catalog)?.getView?.(schema, parts[parts.length - 1] as string);
 }
 
 function finishedUpdate(query: Query, updateType: string): undefined {

@@ -23,6 +23,7 @@ export type Statement =
   | { kind: 'showTables'; qualifier?: string[]; like?: string }
   | { kind: 'showColumns'; table: string[] }
   | { kind: 'showCreateTable'; table: string[] }
+  | { kind: 'showCreateView'; view: string[] }
   | { kind: 'showSession' }
   | { kind: 'showFunctions'; like?: string }
   | { kind: 'setSession'; name: string; value: string }
@@ -82,6 +83,7 @@ function parseUncached(sql: string): Statement {
   }
   if (/^SHOW\s+SESSION$/iu.test(trimmed)) return { kind: 'showSession' };
   if ((m = trimmed.match(new RegExp(String.raw`^SHOW\s+CREATE\s+TABLE\s+(${QNAME})$`, 'iu')))) return { kind: 'showCreateTable', table: splitQualified(m[1]) };
+  if ((m = trimmed.match(new RegExp(String.raw`^SHOW\s+CREATE\s+VIEW\s+(${QNAME})$`, 'iu')))) return { kind: 'showCreateView', view: splitQualified(m[1]) };
   if ((m = trimmed.match(new RegExp(String.raw`^SHOW\s+FUNCTIONS${LIKE}$`, 'iu')))) return { kind: 'showFunctions', like: unquoteString(m[1]) };
   if ((m = trimmed.match(new RegExp(String.raw`^SET\s+SESSION\s+(${QNAME})\s*=\s*(.*)$`, 'isu')))) {
     return { kind: 'setSession', name: splitQualified(m[1]).join('.'), value: sessionValue(m[2], sql) };
