@@ -323,6 +323,7 @@ describe('views', () => {
     expect(await rows('SELECT count(*) FROM over_view')).toEqual([[2]]);
     expect(await rows('SHOW CREATE VIEW over_view')).toEqual([['CREATE VIEW memory.default.over_view AS\nSELECT * FROM per_region WHERE regionkey > 2']]);
     await fails('SHOW CREATE VIEW nosuch', 'TABLE_NOT_FOUND', 46);
+    expect(await rows("SELECT table_name, view_definition FROM information_schema.views WHERE table_name = 'over_view'")).toEqual([['over_view', 'SELECT * FROM per_region WHERE regionkey > 2']]);
   });
 
   it('refuses unnamed columns, writes into views, clashes with tables; a view over a dropped table is stale', async () => {

@@ -128,6 +128,12 @@ const INFO_TABLES: Record<string, ColumnMetadata[]> = {
     { name: 'table_name', type: VARCHAR },
     { name: 'table_type', type: VARCHAR },
   ],
+  views: [
+    { name: 'table_catalog', type: VARCHAR },
+    { name: 'table_schema', type: VARCHAR },
+    { name: 'table_name', type: VARCHAR },
+    { name: 'view_definition', type: VARCHAR },
+  ],
   columns: [
     { name: 'table_catalog', type: VARCHAR },
     { name: 'table_schema', type: VARCHAR },
@@ -192,6 +198,11 @@ class WithInformationSchema implements Connector {
           for (const t of this.listTables(s)) out.push([this.catalog, s, t, 'BASE TABLE']);
           for (const v of this.listViews(s)) out.push([this.catalog, s, v, 'VIEW']);
         }
+        return out;
+      }
+      case 'views': {
+        const out: unknown[][] = [];
+        for (const s of this.listSchemas()) for (const v of this.listViews(s)) out.push([this.catalog, s, v, this.getView(s, v)?.sql ?? null]);
         return out;
       }
       case 'columns': {
