@@ -80,6 +80,14 @@ export interface SessionUpdates {
 /** How long an answer carrying the last rows waits for the query to finish, to be the final answer. */
 const LAST_ROWS_WAIT_MS = 20;
 
+/** The columns' JSON text by the types array of the plan that produced them (see columnsJson). */
+const columnsTextOf = new WeakMap<readonly SqlType[], { readonly names: readonly string[]; readonly text: string }>();
+
+/** A string as JSON: as it is between quotes when nothing in it needs escaping (ids, URIs), else JSON.stringify. */
+function jsonString(s: string): string {
+  return /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/u.test(s) ? `"${s}"` : JSON.stringify(s);
+}
+
 export class Query {
   state: QueryState = 'QUEUED';
   readonly createTime = Date.now();
@@ -167,9 +175,14 @@ export class Query {
   /** columns() as JSON text, written once (the names and types do not change once known). */
   private columnsJson(): string | undefined {
     if (this.columnsText === undefined) {
-      const columns = this.columns();
-      if (columns === undefined) return undefined;
-      this.columnsText = JSON.stringify(columns);
+      if (!this.names || !this.types) return undefined;
+      // A reused plan hands every query the same names and types arrays: their text is kept with them.
+      const known = columnsTextOf.get(this.types);
+      if (known?.names === this.names) this.columnsText = known.text;
+      else {
+        this.columnsText = JSON.stringify(this.columns());
+        columnsTextOf.set(this.types, { names: this.names, text: this.columnsText });
+      }
     }
     return this.columnsText;
   }
@@ -324,22 +337,17 @@ export class Query {
   /** The answer, fields in Trino's order; `rows` (JSON text, see takeRows) go in as they are. */
   private buildAnswer(rows: string | null, initial: boolean): StatementAnswer {
     const final = !initial && (this.state === 'FAILED' || this.state === 'FINISHED');
-    const head: Record<string, unknown> = { id: this.id, infoUri: this.infoUri };
+    let head = `{"id":${jsonString(this.id)},"infoUri":${jsonString(this.infoUri)}`;
     if (!final) {
-      head.partialCancelUri = `${this.baseUrl}/v1/stage/${this.id}.${this.execution?.leafStageId() ?? 0}`;
-      head.nextUri = this.statementUri(this.lastToken + 1);
+      head += `,"partialCancelUri":${jsonString(`${this.baseUrl}/v1/stage/${this.id}.${this.execution?.leafStageId() ?? 0}`)}`;
+      head += `,"nextUri":${jsonString(this.statementUri(this.lastToken + 1))}`;
     }
     const columns = initial ? undefined : this.columnsJson();
-    const tail: Record<string, unknown> = {};
     const error = this.errorBody();
-    if (error) tail.error = error;
-    tail.warnings = [];
-    if (this.updateType) tail.updateType = this.updateType;
-    if (this.updateCount !== undefined) tail.updateCount = this.updateCount;
-    // {"id":…} and {"warnings":…} are never empty: their braces join the parts written as text.
-    const json =
-      `${JSON.stringify(head).slice(0, -1)}${columns === undefined ? '' : `,"columns":${columns}`}${rows === null ? '' : `,"data":[${rows}]`}` +
-      `,"stats":${this.driver.statementStatsJson(this)},${JSON.stringify(tail).slice(1)}`;
+    let tail = error ? `,"error":${JSON.stringify(error)},"warnings":[]` : ',"warnings":[]';
+    if (this.updateType) tail += `,"updateType":${jsonString(this.updateType)}`;
+    if (this.updateCount !== undefined) tail += `,"updateCount":${JSON.stringify(this.updateCount)}`;
+    const json = `${head}${columns === undefined ? '' : `,"columns":${columns}`}${rows === null ? '' : `,"data":[${rows}]`},"stats":${this.driver.statementStatsJson(this)}${tail}}`;
     return { json, headers: this.done || this.state === 'FINISHING' ? this.sessionHeaders() : {}, final };
   }
 
