@@ -559,6 +559,8 @@ function bindFunction(node: AstNode, bc: BindContext): Expr {
     return bindAggregate({ ...node, type: 'aggr_func', name, args, filter }, bc);
   }
   if (name === 'exists') return existsAsCount(node, argNodes, bc);
+  // date(x) is CAST(x AS date).
+  if (name === 'date' && argNodes.length === 1) return bindCast({ type: 'cast', expr: argNodes[0], target: [{ dataType: 'DATE' }] }, bc);
   if ((name === 'any' || name === 'all' || name === 'some') && argNodes.length === 1 && subqueryAst(argNodes[0])) {
     throw new EngineError('NOT_SUPPORTED', `Quantified comparisons are supported as = ANY / = SOME and <> ALL only`, loc(node) ?? locateName(ctx.sql, [name]));
   }

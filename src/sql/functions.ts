@@ -158,6 +158,17 @@ const FUNCTIONS: Record<string, FunctionDef> = {
   regexp_position: { signatures: ['regexp_position(varchar, varchar)'], resolve: varcharFn(2, INTEGER) },
   translate: { signatures: ['translate(varchar, varchar, varchar)'], resolve: varcharFn(3, VARCHAR) },
   levenshtein_distance: { signatures: ['levenshtein_distance(varchar, varchar)'], resolve: varcharFn(2, BIGINT) },
+  url_extract_protocol: { signatures: ['url_extract_protocol(varchar)'], resolve: varcharFn(1, VARCHAR) },
+  url_extract_host: { signatures: ['url_extract_host(varchar)'], resolve: varcharFn(1, VARCHAR) },
+  url_extract_port: { signatures: ['url_extract_port(varchar)'], resolve: varcharFn(1, BIGINT) },
+  url_extract_path: { signatures: ['url_extract_path(varchar)'], resolve: varcharFn(1, VARCHAR) },
+  url_extract_query: { signatures: ['url_extract_query(varchar)'], resolve: varcharFn(1, VARCHAR) },
+  url_extract_fragment: { signatures: ['url_extract_fragment(varchar)'], resolve: varcharFn(1, VARCHAR) },
+  url_extract_parameter: { signatures: ['url_extract_parameter(varchar, varchar)'], resolve: varcharFn(2, VARCHAR) },
+  to_iso8601: {
+    signatures: ['to_iso8601(date)', 'to_iso8601(timestamp)'],
+    resolve: (args) => (args.length === 1 && isDateLike(args[0]) ? { argTypes: args, type: VARCHAR } : undefined),
+  },
   // JSON values are varchar (there is no json type): see exec/compile/json-functions.ts.
   json_extract_scalar: { signatures: ['json_extract_scalar(varchar, varchar)'], resolve: varcharFn(2, VARCHAR) },
   json_extract: { signatures: ['json_extract(varchar, varchar)'], resolve: varcharFn(2, VARCHAR) },

@@ -76,6 +76,13 @@ const RUNTIME_HELPERS: Readonly<Record<string, keyof Runtime & string>> = {
   is_json_scalar: 'isJsonScalar',
   json_parse: 'jsonParse',
   json_format: 'jsonParse',
+  url_extract_protocol: 'urlExtractProtocol',
+  url_extract_host: 'urlExtractHost',
+  url_extract_port: 'urlExtractPort',
+  url_extract_path: 'urlExtractPath',
+  url_extract_query: 'urlExtractQuery',
+  url_extract_fragment: 'urlExtractFragment',
+  url_extract_parameter: 'urlExtractParameter',
 };
 
 /**
@@ -281,7 +288,14 @@ export class KernelBuilder {
       case 'json_size':
       case 'json_array_length':
       case 'json_array_get':
-      case 'json_array_contains': {
+      case 'json_array_contains':
+      case 'url_extract_protocol':
+      case 'url_extract_host':
+      case 'url_extract_port':
+      case 'url_extract_path':
+      case 'url_extract_query':
+      case 'url_extract_fragment':
+      case 'url_extract_parameter': {
         // NULL when the index is past the last part / nothing matches / the JSON path leads
         // nowhere: strict, yet NULL results.
         const r = this.strict(args, out, (v) => this.scalar(name, v, t, type));
@@ -481,6 +495,8 @@ export class KernelBuilder {
         return `${a}.split(${b}).join(${c ?? '""'})`;
       case 'starts_with':
         return `${a}.startsWith(${b})`;
+      case 'to_iso8601':
+        return `rt.toIso8601(${a}, ${this.constant(t[0])})`;
       case 'lpad':
         return `rt.pad(${a}, ${b}, ${c}, true)`;
       case 'rpad':

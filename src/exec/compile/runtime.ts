@@ -17,7 +17,9 @@ import {
   yearOfDays,
 } from '../../data/values.js';
 import { EngineError, type ErrorName } from '../../util/engine-error.js';
+import type { SqlType } from '../../data/types.js';
 import { formatValues } from './format-function.js';
+import { urlExtractFragment, urlExtractHost, urlExtractParameter, urlExtractPath, urlExtractPort, urlExtractProtocol, urlExtractQuery } from './url-functions.js';
 import { isJsonScalar, jsonArrayContains, jsonArrayGet, jsonArrayLength, jsonExtract, jsonExtractScalar, jsonParse, jsonSize } from './json-functions.js';
 
 const dictionaryStrings = new WeakMap<VarcharColumn, string[]>();
@@ -32,6 +34,13 @@ function dictStrings(col: DictionaryColumn): string[] {
   }
   return s;
 }
+
+/** to_iso8601: a date as YYYY-MM-DD, a timestamp as YYYY-MM-DDTHH:MM:SS.sss. */
+function toIso8601(value: number, type: SqlType): string {
+  return String(castValue(value, type, VARCHAR_TYPE, false)).replace(' ', 'T');
+}
+
+const VARCHAR_TYPE: SqlType = { id: 'varchar' };
 
 function fail(name: ErrorName, message: string): never {
   throw new EngineError(name, message);
@@ -701,6 +710,14 @@ export const runtime = {
   regexpExtract,
   jsonExtractScalar,
   format: formatValues,
+  urlExtractProtocol,
+  urlExtractHost,
+  urlExtractPort,
+  urlExtractPath,
+  urlExtractQuery,
+  urlExtractFragment,
+  urlExtractParameter,
+  toIso8601,
   jsonExtract,
   jsonSize,
   jsonArrayLength,
