@@ -105,5 +105,9 @@ export function toEngineError(e: unknown): EngineError {
     return err;
   }
   const message = e instanceof Error ? e.message : String(e);
+  // A value past V8's largest string (listagg over millions of rows, say) is the query's size, not a fault.
+  if (e instanceof RangeError && /Invalid string length/u.test(message)) {
+    return new EngineError('GENERIC_INSUFFICIENT_RESOURCES', 'A string value exceeds the largest supported length (about 512 million characters)');
+  }
   return new EngineError('GENERIC_INTERNAL_ERROR', message || 'Internal error');
 }

@@ -9,6 +9,8 @@ import { castValue } from '../../data/values.js';
 import { EngineError } from '../../util/engine-error.js';
 
 const VARCHAR_TYPE: SqlType = { id: 'varchar' };
+/** Widths and precisions past this fail (a query must not be able to build gigabyte strings). */
+const MAX_FORMAT_WIDTH = 1 << 20;
 const SPECIFIER = /%(\d+\$|<)?([-#+ 0,(]*)(\d+)?(\.\d+)?([a-zA-Z%])/gu;
 
 function invalid(message: string): never {
@@ -119,7 +121,7 @@ export function formatValues(fmt: string, values: readonly unknown[], types: rea
   let next = 0;
   let last = -1;
   const out = fmt.replace(SPECIFIER, (_all, index: string | undefined, flags: string, widthText: string | undefined, precisionText: string | undefined, conversion: string) => {
-    if (conversion === '%') return pad('%', widthText === undefined ? undefined : Number(widthText), flags, false);
+    if (conversion === '%') return pad('%', widthText === undefined ? undefined : Math.min(Number(widthText), MAX_FORMAT_WIDTH), flags, false);
     if (conversion === 'n') return '\n';
     const at = index === '<' ? last : index !== undefined ? Number(index.slice(0, -1)) - 1 : next++;
     if (at < 0 || at >= values.length) invalid(`missing argument for '%${conversion}'`);
@@ -128,6 +130,7 @@ export function formatValues(fmt: string, values: readonly unknown[], types: rea
     const type = types[at] as SqlType;
     const width = widthText === undefined ? undefined : Number(widthText);
     const precision = precisionText === undefined ? undefined : Number(precisionText.slice(1));
+    if ((width ?? 0) > MAX_FORMAT_WIDTH || (precision ?? 0) > MAX_FORMAT_WIDTH) invalid(`width and precision must be at most ${MAX_FORMAT_WIDTH}`);
     const nullText = (): string => pad('null', width, flags, false);
     switch (conversion) {
       case 's':

@@ -252,15 +252,19 @@ function splitPart(s: string, delim: string, index: number): string | null {
   return index <= parts.length ? parts[index - 1] : null;
 }
 
+/** The longest string lpad/rpad (and format's widths) build: past it a query fails instead of the process. */
+export const MAX_BUILT_STRING = 1 << 24;
+
 function pad(s: string, size: number, padding: string, left: boolean): string {
+  if (size < 0 || size > MAX_BUILT_STRING) fail('INVALID_FUNCTION_ARGUMENT', `Target length must be in the range [0..${MAX_BUILT_STRING}]`);
   if (padding === '') fail('INVALID_FUNCTION_ARGUMENT', 'Padding string must not be empty');
   const cps = [...s];
   if (size <= cps.length) return cps.slice(0, size).join('');
   const need = size - cps.length;
   const padCps = [...padding];
-  const fill: string[] = [];
-  for (let i = 0; i < need; i++) fill.push(padCps[i % padCps.length]);
-  return left ? fill.join('') + s : s + fill.join('');
+  // Whole copies of the padding, then the first code points of one more.
+  const fill = padding.repeat(Math.floor(need / padCps.length)) + padCps.slice(0, need % padCps.length).join('');
+  return left ? fill + s : s + fill;
 }
 
 function trimSpaces(s: string, left: boolean, right: boolean): string {
@@ -344,9 +348,13 @@ function translate(s: string, from: string, to: string): string {
   return out;
 }
 
+/** levenshtein_distance compares at most this many pairs of characters (Trino's limit). */
+const MAX_LEVENSHTEIN_CELLS = 1_000_000;
+
 function levenshtein(a: string, b: string): number {
   const x = [...a];
   const y = [...b];
+  if (x.length * y.length > MAX_LEVENSHTEIN_CELLS) fail('INVALID_FUNCTION_ARGUMENT', 'The combined inputs for Levenshtein distance are too large');
   let prev = Array.from({ length: y.length + 1 }, (_, j) => j);
   for (let i = 1; i <= x.length; i++) {
     const row = [i];
