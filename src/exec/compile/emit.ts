@@ -355,9 +355,9 @@ export class KernelBuilder {
       case '$add':
       case '$subtract': {
         const op = name === '$add' ? '+' : '-';
-        if (t[0].id === 'date' && t[1].id === 'interval day to second') return `${a} ${op} Math.trunc(${b} / 86400000)`;
+        if (t[0].id === 'date' && t[1].id === 'interval day to second') return `rt.checkedDays(${a} ${op} Math.trunc(${b} / 86400000))`;
         if (t[0].id === 'date' && t[1].id === 'interval year to month') return `rt.addMonthsToDays(${a}, ${op}${b})`;
-        if (t[1].id === 'date' && t[0].id === 'interval day to second') return `${b} + Math.trunc(${a} / 86400000)`;
+        if (t[1].id === 'date' && t[0].id === 'interval day to second') return `rt.checkedDays(${b} + Math.trunc(${a} / 86400000))`;
         if (t[1].id === 'date' && t[0].id === 'interval year to month') return `rt.addMonthsToDays(${b}, ${a})`;
         if (t[0].id === 'timestamp' && t[1].id === 'interval year to month') return `rt.addMonthsToMillis(${a}, ${op}${b})`;
         if (t[1].id === 'timestamp' && t[0].id === 'interval year to month') return `rt.addMonthsToMillis(${b}, ${a})`;

@@ -148,6 +148,7 @@ export function formatValues(fmt: string, values: readonly unknown[], types: rea
       case 'c':
       case 'C': {
         if (value === null || value === undefined) return nullText();
+        if (isIntegral(type) && !((value as number) >= 0 && (value as number) <= 0x10ffff)) invalid(`%${conversion}: not a Unicode code point: ${String(value)}`);
         const text = typeof value === 'string' ? [...value][0] ?? '' : isIntegral(type) ? String.fromCodePoint(value as number) : invalid(`%${conversion} needs a character, got ${type.id}`);
         return pad(conversion === 'C' ? text.toUpperCase() : text, width, flags, false);
       }

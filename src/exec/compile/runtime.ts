@@ -609,13 +609,25 @@ function dateTrunc(unit: string, value: number, isTimestamp: boolean): number {
   return isTimestamp ? truncatedDays * MS_PER_DAY : truncatedDays;
 }
 
+/** A date's days since the epoch, refused past what a date column holds (32-bit days) instead of wrapping. */
+function checkedDays(days: number): number {
+  if (!(days >= -2147483648 && days <= 2147483647)) fail('NUMERIC_VALUE_OUT_OF_RANGE', 'Date value out of range');
+  return days;
+}
+
+/** A timestamp's milliseconds, refused past ±8.64e15 (JavaScript's and the engine's range) instead of losing digits. */
+function checkedMillis(ms: number): number {
+  if (!(ms >= -8.64e15 && ms <= 8.64e15)) fail('NUMERIC_VALUE_OUT_OF_RANGE', 'Timestamp value out of range');
+  return ms;
+}
+
 function dateAdd(unit: string, amount: number, value: number, isTimestamp: boolean): number {
   const u = unit.toLowerCase();
   const months = ({ year: 12, quarter: 3, month: 1 } as Record<string, number>)[u];
-  if (months !== undefined) return isTimestamp ? addMonthsToMillis(value, amount * months) : addMonthsToDays(value, amount * months);
+  if (months !== undefined) return isTimestamp ? checkedMillis(addMonthsToMillis(value, amount * months)) : checkedDays(addMonthsToDays(value, amount * months));
   const ms = UNIT_MS[u];
   if (ms === undefined || (!isTimestamp && ms < MS_PER_DAY)) fail('INVALID_FUNCTION_ARGUMENT', `'${unit}' is not a valid ${isTimestamp ? 'Timestamp' : 'DATE'} field`);
-  return isTimestamp ? value + amount * ms : value + (amount * ms) / MS_PER_DAY;
+  return isTimestamp ? checkedMillis(value + amount * ms) : checkedDays(value + (amount * ms) / MS_PER_DAY);
 }
 
 function dateDiff(unit: string, a: number, b: number, isTimestamp: boolean): number {
@@ -753,8 +765,9 @@ export const runtime = {
   dateTrunc,
   dateAdd,
   dateDiff,
-  addMonthsToDays,
-  addMonthsToMillis,
+  addMonthsToDays: (days: number, months: number) => checkedDays(addMonthsToDays(days, months)),
+  addMonthsToMillis: (ms: number, months: number) => checkedMillis(addMonthsToMillis(ms, months)),
+  checkedDays,
   decimalDivide,
   roundHalfUp,
   roundTo,
