@@ -322,7 +322,8 @@ function numberLiteral(raw: unknown, node: AstNode, ctx: AnalysisContext): Expr 
   const n = Number(text);
   if (!Number.isFinite(n)) throw new EngineError('INVALID_LITERAL', `Invalid numeric literal: ${text}`, loc(node));
   if (!Number.isSafeInteger(n)) {
-    if (Math.abs(n) < 2 ** 63) throw new EngineError('NOT_SUPPORTED', `Integer literal ${text} is beyond the exact range (2^53) of this engine`, loc(node) ?? locateNumberText(ctx.sql, text));
+    // 2^63 - 1 itself rounds to 2^63 as a double.
+    if (Math.abs(n) <= 2 ** 63) throw new EngineError('NOT_SUPPORTED', `Integer literal ${text} is beyond the exact range (2^53) of this engine`, loc(node) ?? locateNumberText(ctx.sql, text));
     throw new EngineError('INVALID_LITERAL', `Invalid numeric literal: ${text}`, loc(node) ?? locateNumberText(ctx.sql, text));
   }
   return { kind: 'literal', value: n, type: n >= -2147483648 && n <= 2147483647 ? INTEGER : BIGINT };

@@ -662,7 +662,11 @@ function decimalDivide(a: number, sa: number, b: number, sb: number, rs: number)
 function roundTo(x: number, digits: number): number {
   if (!Number.isFinite(x)) return x;
   const f = 10 ** digits;
-  return roundHalfUp(x * f) / f;
+  // Past a double's range either way: nothing to round (huge digits) or nothing left (huge negative ones).
+  if (f === 0) return 0;
+  const scaled = x * f;
+  if (!Number.isFinite(scaled)) return x;
+  return roundHalfUp(scaled) / f;
 }
 
 function roundDecimal(scaled: number, scale: number, digits: number): number {
