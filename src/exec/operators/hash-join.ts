@@ -9,7 +9,7 @@ import type { Expr } from '../../sql/ir.js';
 import { EngineError } from '../../util/engine-error.js';
 import { numericValuesAt, stringValues } from '../column-readers.js';
 import { compileFilter, shapesOf, usedColumns } from '../compile/compile.js';
-import { gatherColumn, gatherWithNulls, nullColumn } from '../gather.js';
+import { gatherColumn, gatherWithNulls, nullColumn, sliceColumn } from '../gather.js';
 import { bitCount, hashNumber, hashRow, mixNumber, readKeys, ROW_HASH_SEED, type JoinTable, type KeyReader } from '../join-table.js';
 import { emptyOperatorStats, nowNanos, recordOutput, type OperatorStats } from '../metrics.js';
 import { streamPage, type Operator, type PageSink, type SelectionSink } from './operator.js';
@@ -34,6 +34,9 @@ function buildKeyStrings(table: JoinTable, k: number): string[] {
  * used within one `process` call, which never runs another operator before it returns.
  */
 const scratch: Float64Array[] = [];
+
+/** Most (probe row, build row) pairs one process() call forms without join keys (see pairChunkRows). */
+const MAX_PAIRS_AT_ONCE = 1 << 20;
 function keyScratch(keys: number, rows: number): Float64Array[] {
   for (let k = 0; k < keys; k++) if (scratch[k] === undefined || scratch[k].length < rows) scratch[k] = new Float64Array(Math.max(rows, 1024));
   return scratch;
@@ -542,7 +545,27 @@ export class HashJoinOperator implements Operator, SelectionSink {
   }
 
   addInput(page: Page): void {
-    streamPage(this.stats, page, (p) => this.process(p, null), this.next);
+    const chunk = this.pairChunkRows(page.length);
+    if (chunk >= page.length) {
+      streamPage(this.stats, page, (p) => this.process(p, null), this.next);
+      return;
+    }
+    for (let start = 0; start < page.length && !this.isDone(); start += chunk) {
+      const n = Math.min(chunk, page.length - start);
+      const part: Page = { length: n, columns: page.columns.map((c) => sliceColumn(c, start, n)) };
+      streamPage(this.stats, part, (p) => this.process(p, null), this.next);
+    }
+  }
+
+  /**
+   * Probe rows per process() call. Without join keys (a cross join, or a join on a condition that
+   * is not an equality) every probe row pairs with every build row before the condition: a page of
+   * 8k rows against 60k build rows is 480M pairs, gigabytes at once. Such pages are probed in parts
+   * of at most MAX_PAIRS_AT_ONCE pairs; keyed joins are probed whole.
+   */
+  private pairChunkRows(pageRows: number): number {
+    if (this.probeKeys.length > 0) return pageRows;
+    return Math.max(1, Math.floor(MAX_PAIRS_AT_ONCE / Math.max(1, this.table.rowCount)));
   }
 
   /**
@@ -556,14 +579,23 @@ export class HashJoinOperator implements Operator, SelectionSink {
     if (!projections.every((e) => e.kind === 'column')) return -1;
     const start = nowNanos();
     const columns = projections.map((e) => page.columns[(e as { index: number }).index]);
-    const virtual: Page = { length: count, columns };
     this.stats.addInputCalls++;
     this.stats.inputPositions += count;
-    const out = this.process(virtual, sel);
-    this.stats.addInputNanos += nowNanos() - start;
-    if (out !== null && out.length > 0) {
-      recordOutput(this.stats, out);
-      this.next(out);
+    const chunk = this.pairChunkRows(count);
+    for (let from = 0; from < count && !this.isDone(); from += chunk) {
+      const n = Math.min(chunk, count - from);
+      let rows = sel;
+      if (chunk < count) {
+        rows = sel !== null ? sel.subarray(from, from + n) : new Int32Array(n);
+        if (sel === null) for (let k = 0; k < n; k++) rows[k] = from + k;
+      }
+      const callStart = nowNanos();
+      const out = this.process({ length: n, columns }, rows);
+      this.stats.addInputNanos += nowNanos() - callStart;
+      if (out !== null && out.length > 0) {
+        recordOutput(this.stats, out);
+        this.next(out);
+      }
     }
     return nowNanos() - start;
   }
