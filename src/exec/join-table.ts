@@ -40,6 +40,11 @@ export interface JoinTable {
    * partkey). -1 when the index is over the only key, or there is none.
    */
   readonly indexedKey: number;
+  /**
+   * The longest chain a probe can walk (build rows under one direct slot or one hash bucket): an
+   * upper bound on the build rows one probe row matches (hash-join.ts sizes its probe parts by it).
+   */
+  readonly maxChain: number;
 }
 
 /**
@@ -272,7 +277,19 @@ export function buildJoinTable(pages: readonly Page[], types: readonly SqlType[]
     matched: trackMatches ? allocShared(Uint8Array, Math.max(1, n)) : null,
     ...index,
     indexedKey: pair.indexedKey,
+    maxChain: hashed ? longestChain(buckets, next) : index.directUnique ? 1 : longestChain(index.direct as Int32Array, index.directNext as Int32Array),
   };
+}
+
+/** The longest chain from any head in `heads` through `next` (-1 ends a chain): one pass over the rows. */
+function longestChain(heads: Int32Array, next: Int32Array): number {
+  let longest = 0;
+  for (let h = 0; h < heads.length; h++) {
+    let length = 0;
+    for (let r = heads[h]; r >= 0; r = next[r]) length++;
+    if (length > longest) longest = length;
+  }
+  return longest;
 }
 
 export function joinTableBytes(t: JoinTable): number {

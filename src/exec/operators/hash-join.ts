@@ -35,8 +35,10 @@ function buildKeyStrings(table: JoinTable, k: number): string[] {
  */
 const scratch: Float64Array[] = [];
 
-/** Most (probe row, build row) pairs one process() call forms without join keys (see pairChunkRows). */
+/** About the most (probe row, build row) pairs one process() call forms (see probeInParts). */
 const MAX_PAIRS_AT_ONCE = 1 << 20;
+/** Rows of the first part of a page whose rows may pair with many build rows. */
+const FIRST_PART_ROWS = 256;
 function keyScratch(keys: number, rows: number): Float64Array[] {
   for (let k = 0; k < keys; k++) if (scratch[k] === undefined || scratch[k].length < rows) scratch[k] = new Float64Array(Math.max(rows, 1024));
   return scratch;
@@ -76,6 +78,8 @@ export class HashJoinOperator implements Operator, SelectionSink {
    */
   private readonly firstOnly: boolean;
   private pairsProbe = new Int32Array(1024);
+  /** Pairs the key matching formed so far (probeInParts sizes its parts by it). */
+  private pairsFormed = 0;
   private pairsBuild = new Int32Array(1024);
 
   constructor(
@@ -545,27 +549,56 @@ export class HashJoinOperator implements Operator, SelectionSink {
   }
 
   addInput(page: Page): void {
-    const chunk = this.pairChunkRows(page.length);
-    if (chunk >= page.length) {
+    if (!this.mayFanOut(page.length)) {
       streamPage(this.stats, page, (p) => this.process(p, null), this.next);
       return;
     }
-    for (let start = 0; start < page.length && !this.isDone(); start += chunk) {
-      const n = Math.min(chunk, page.length - start);
-      const part: Page = { length: n, columns: page.columns.map((c) => sliceColumn(c, start, n)) };
-      streamPage(this.stats, part, (p) => this.process(p, null), this.next);
-    }
+    this.probeInParts(page.length, page.columns, null);
   }
 
   /**
-   * Probe rows per process() call. Without join keys (a cross join, or a join on a condition that
-   * is not an equality) every probe row pairs with every build row before the condition: a page of
-   * 8k rows against 60k build rows is 480M pairs, gigabytes at once. Such pages are probed in parts
-   * of at most MAX_PAIRS_AT_ONCE pairs; keyed joins are probed whole.
+   * Whether one probe row may pair with many build rows: a join without keys (a cross join, or one
+   * on a condition that is not an equality) pairs every probe row with every build row before the
+   * condition, and repeated build keys (lineitem joined to itself on returnflag) multiply too. A
+   * page of 8k rows could then form hundreds of millions of pairs at once (gigabytes: 8.8 GB RSS
+   * before this existed). Only when the build's longest chain (JoinTable.maxChain) times the probe
+   * rows passes MAX_PAIRS_AT_ONCE; a semi/anti join that stops at the first match never does.
    */
-  private pairChunkRows(pageRows: number): number {
-    if (this.probeKeys.length > 0) return pageRows;
-    return Math.max(1, Math.floor(MAX_PAIRS_AT_ONCE / Math.max(1, this.table.rowCount)));
+  private mayFanOut(probeRows: number): boolean {
+    if (this.probeKeys.length === 0) return this.table.rowCount * probeRows > MAX_PAIRS_AT_ONCE;
+    if (this.firstOnly || this.table.directUnique) return false;
+    // maxChain is a worst case (a hash bucket's colliding keys count too): split only pages that
+    // could pass 16M pairs (128 MB of pair indexes). Q9's probe of partsupp (chains of up to 5,
+    // 250k-row pages) stays whole.
+    return this.table.maxChain * probeRows > 16 * MAX_PAIRS_AT_ONCE;
+  }
+
+  /**
+   * Probes `count` rows (physical rows `sel`, or 0..count-1) in parts whose pairs stay near
+   * MAX_PAIRS_AT_ONCE: a first part of FIRST_PART_ROWS rows measures the pairs a row forms, and
+   * later parts are sized by it (most joins then take the rest of the page in one more part).
+   */
+  private probeInParts(count: number, columns: readonly Column[], sel: Int32Array | null): void {
+    let pairsPerRow = this.probeKeys.length === 0 ? Math.max(1, this.table.rowCount) : 0;
+    for (let from = 0; from < count && !this.isDone(); ) {
+      const want = pairsPerRow === 0 ? FIRST_PART_ROWS : Math.floor(MAX_PAIRS_AT_ONCE / pairsPerRow);
+      const n = Math.min(count - from, Math.max(1, want));
+      // A part of a plain page is its rows copied (a few columns of n rows: cheaper than mapping
+      // every pair back through a selection); a part of a selection is a slice of it.
+      const whole = from === 0 && n === count;
+      const part: Page = sel !== null || whole ? { length: n, columns: [...columns] } : { length: n, columns: columns.map((c) => sliceColumn(c, from, n)) };
+      const rows = sel === null ? null : whole ? sel : sel.subarray(from, from + n);
+      const start = nowNanos();
+      const before = this.pairsFormed;
+      const out = this.process(part, rows);
+      this.stats.addInputNanos += nowNanos() - start;
+      pairsPerRow = Math.max(pairsPerRow, 1, (this.pairsFormed - before) / n);
+      if (out !== null && out.length > 0) {
+        recordOutput(this.stats, out);
+        this.next(out);
+      }
+      from += n;
+    }
   }
 
   /**
@@ -581,21 +614,15 @@ export class HashJoinOperator implements Operator, SelectionSink {
     const columns = projections.map((e) => page.columns[(e as { index: number }).index]);
     this.stats.addInputCalls++;
     this.stats.inputPositions += count;
-    const chunk = this.pairChunkRows(count);
-    for (let from = 0; from < count && !this.isDone(); from += chunk) {
-      const n = Math.min(chunk, count - from);
-      let rows = sel;
-      if (chunk < count) {
-        rows = sel !== null ? sel.subarray(from, from + n) : new Int32Array(n);
-        if (sel === null) for (let k = 0; k < n; k++) rows[k] = from + k;
-      }
-      const callStart = nowNanos();
-      const out = this.process({ length: n, columns }, rows);
-      this.stats.addInputNanos += nowNanos() - callStart;
-      if (out !== null && out.length > 0) {
-        recordOutput(this.stats, out);
-        this.next(out);
-      }
+    if (this.mayFanOut(count)) {
+      this.probeInParts(count, columns, sel);
+      return nowNanos() - start;
+    }
+    const out = this.process({ length: count, columns }, sel);
+    this.stats.addInputNanos += nowNanos() - start;
+    if (out !== null && out.length > 0) {
+      recordOutput(this.stats, out);
+      this.next(out);
     }
     return nowNanos() - start;
   }
@@ -642,6 +669,7 @@ export class HashJoinOperator implements Operator, SelectionSink {
         : int64Pair !== null
           ? this.matchInt64Pair(page.length, int64Pair.indexed, int64Pair.other, int64Pair.buildOther, rows)
           : this.match(page, probe);
+    this.pairsFormed += count;
     let probeIdx = this.pairsProbe.subarray(0, count);
     let buildIdx = this.pairsBuild.subarray(0, count);
     if (this.filter && count > 0) {
