@@ -115,19 +115,15 @@ export class WriteExecutor {
         return noOutput(query);
       }
       case 'renameTable': {
-        const name = this.tableName(statement.name, ctx, statement.location);
-        const memory = this.memory(name.catalog, 'renaming tables', statement.location, name);
-        const table = memory.hasSchema(name.schema) ? memory.table(name.schema, name.table) : undefined;
-        if (!table) {
-          if (statement.ifExists) return noOutput(query);
-          this.requireTable(memory, name, statement.location);
-        }
+        const found = this.alteredTable(statement, ctx, 'renaming tables');
+        if (!found) return noOutput(query);
+        const { name, memory, table } = found;
         // An unqualified new name stays in the table's schema (and a schema-qualified one in its catalog).
         const target = this.tableName(statement.newName, { ...ctx, catalog: name.catalog, schema: name.schema }, statement.location);
         if (target.catalog !== name.catalog) throw new EngineError('NOT_SUPPORTED', 'Table rename across catalogs is not supported', statement.location);
         this.requireSchema(memory, target, statement.location);
-        await this.exclusive(table as MemoryTable, async () => {
-          if (!memory.renameTable(table as MemoryTable, target.schema, target.table)) {
+        await this.exclusive(table, async () => {
+          if (!memory.renameTable(table, target.schema, target.table)) {
             throw new EngineError('TABLE_ALREADY_EXISTS', `Target table '${qualified(target)}' already exists`, statement.location);
           }
         });
@@ -160,14 +156,9 @@ export class WriteExecutor {
   }
 
   private async addColumn(query: Query, statement: WriteStatement & { kind: 'addColumn' }, ctx: AnalysisContext): Promise<QueryPlan | undefined> {
-    const name = this.tableName(statement.name, ctx, statement.location);
-    const memory = this.memory(name.catalog, 'adding columns', statement.location, name);
-    const table = memory.hasSchema(name.schema) ? memory.table(name.schema, name.table) : undefined;
-    if (!table) {
-      if (statement.ifExists) return noOutput(query);
-      this.requireTable(memory, name, statement.location);
-      return noOutput(query);
-    }
+    const found = this.alteredTable(statement, ctx, 'adding columns');
+    if (!found) return noOutput(query);
+    const { memory, table } = found;
     if (table.columns.some((c) => c.name === statement.column.name)) {
       if (statement.ifNotExists) return noOutput(query);
       throw new EngineError('COLUMN_ALREADY_EXISTS', `Column '${statement.column.name}' already exists`, statement.location);
@@ -181,6 +172,14 @@ export class WriteExecutor {
     return noOutput(query);
   }
 
+  /** The memory table an ALTER TABLE [IF EXISTS] names; undefined when IF EXISTS finds none. */
+  private alteredTable(statement: WriteStatement & { name: readonly string[]; ifExists: boolean }, ctx: AnalysisContext, operation: string): { name: TableName; memory: MemoryConnector; table: MemoryTable } | undefined {
+    const name = this.tableName(statement.name, ctx, statement.location);
+    const memory = this.memory(name.catalog, operation, statement.location, name);
+    if (statement.ifExists && !(memory.hasSchema(name.schema) && memory.table(name.schema, name.table))) return undefined;
+    return { name, memory, table: this.requireTable(memory, name, statement.location) };
+  }
+
   /**
    * CREATE [OR REPLACE] VIEW: the query is planned now (errors surface here, and its columns are
    * fixed), then kept as text with the session's catalog and schema its names resolve in.
@@ -190,11 +189,7 @@ export class WriteExecutor {
     const memory = this.memory(name.catalog, 'creating views', statement.location);
     this.requireSchema(memory, name, statement.location);
     const logical = analyzeQuery(statement.query, { ...ctx, sql: statement.querySql });
-    const names = logical.kind === 'output' ? logical.names : logical.fields.map((f) => f.name);
-    names.forEach((n, i) => {
-      if (/^_col\d+$/u.test(n)) throw new EngineError('MISSING_COLUMN_NAME', `Column name not specified at position ${i + 1}`, statement.location);
-    });
-    const columns = checkColumns(names.map((n, i) => ({ name: n.toLowerCase(), type: logical.fields[i]!.type })), statement.location);
+    const columns = checkColumns(namedColumns(logical, statement.location).map((n, i) => ({ name: n, type: logical.fields[i]!.type })), statement.location);
     if (memory.table(name.schema, name.table)) throw new EngineError('TABLE_ALREADY_EXISTS', `Table '${qualified(name)}' already exists`, statement.location);
     const view = { catalog: name.catalog, schema: name.schema, name: name.table, sql: statement.queryText, columns, sessionCatalog: ctx.catalog, sessionSchema: ctx.schema };
     if (!memory.createView(view, statement.replace)) throw new EngineError('TABLE_ALREADY_EXISTS', `View '${qualified(name)}' already exists`, statement.location);
@@ -203,13 +198,9 @@ export class WriteExecutor {
 
   /** DROP COLUMN (its values leave every page) and RENAME COLUMN (the metadata only). */
   private async alterColumn(query: Query, statement: WriteStatement & { kind: 'dropColumn' | 'renameColumn' }, ctx: AnalysisContext): Promise<undefined> {
-    const name = this.tableName(statement.name, ctx, statement.location);
-    const memory = this.memory(name.catalog, statement.kind === 'dropColumn' ? 'dropping columns' : 'renaming columns', statement.location, name);
-    const table = memory.hasSchema(name.schema) ? memory.table(name.schema, name.table) : undefined;
-    if (!table) {
-      if (!statement.ifExists) this.requireTable(memory, name, statement.location);
-      return noOutput(query);
-    }
+    const found = this.alteredTable(statement, ctx, statement.kind === 'dropColumn' ? 'dropping columns' : 'renaming columns');
+    if (!found) return noOutput(query);
+    const { memory, table } = found;
     const index = table.columns.findIndex((c) => c.name === statement.column);
     if (index < 0) {
       if (statement.columnIfExists) return noOutput(query);
@@ -241,7 +232,6 @@ export class WriteExecutor {
       throw new EngineError('TABLE_ALREADY_EXISTS', `Destination table '${qualified(name)}' already exists`, statement.location);
     }
     const logical = analyzeQuery(statement.query, { ...ctx, sql: statement.querySql });
-    const names = logical.kind === 'output' ? logical.names : logical.fields.map((f) => f.name);
     const types = logical.fields.map((f) => f.type);
     let columnNames: readonly string[];
     if (statement.columnAliases) {
@@ -250,10 +240,7 @@ export class WriteExecutor {
       }
       columnNames = statement.columnAliases;
     } else {
-      names.forEach((n, i) => {
-        if (/^_col\d+$/u.test(n)) throw new EngineError('MISSING_COLUMN_NAME', `Column name not specified at position ${i + 1}`, statement.location);
-      });
-      columnNames = names.map((n) => n.toLowerCase());
+      columnNames = namedColumns(logical, statement.location);
     }
     const columns = checkColumns(columnNames.map((n, i) => ({ name: n, type: types[i] })), statement.location);
     const pages = statement.withData ? compact(await this.collect(query, fragmentPlan(logical)), types) : [];
@@ -425,6 +412,15 @@ export class WriteExecutor {
 
 function qualified(name: TableName): string {
   return `${name.catalog}.${name.schema}.${name.table}`;
+}
+
+/** A query's output column names, lower-cased; a column the query left unnamed (`_colN`) fails. */
+function namedColumns(logical: ReturnType<typeof analyzeQuery>, location: SourceLocation): string[] {
+  const names = logical.kind === 'output' ? logical.names : logical.fields.map((f) => f.name);
+  names.forEach((n, i) => {
+    if (/^_col\d+$/u.test(n)) throw new EngineError('MISSING_COLUMN_NAME', `Column name not specified at position ${i + 1}`, location);
+  });
+  return names.map((n) => n.toLowerCase());
 }
 
 function noOutput(query: Query): undefined {
