@@ -2,14 +2,14 @@
 // fails queries nobody polls (ABANDONED_QUERY), and keeps a bounded history of finished ones.
 
 import { randomBytes } from 'node:crypto';
-import type { CatalogRegistry, Split, ViewDefinition } from '../connectors/catalog.js';
+import type { CatalogRegistry, Split } from '../connectors/catalog.js';
 import { pageFromRows } from '../connectors/rows.js';
 import type { TpchConnector } from '../connectors/tpch/connector.js';
 import type { Page } from '../data/page.js';
 import { BOOLEAN, VARCHAR, typeDisplayName, type SqlType } from '../data/types.js';
 import { likeMatcher } from '../exec/compile/runtime.js';
 import type { WorkerPool } from '../exec/pool.js';
-import { analyzeQuery, resolveTableName, type AnalysisContext, type PlanDependencies } from '../sql/analyze.js';
+import { analyzeQuery, resolveTableName, viewNamed, type AnalysisContext, type PlanDependencies } from '../sql/analyze.js';
 import { isWriteStatement } from '../sql/ddl.js';
 import { explainAnalyze, explainDistributed, explainLogical } from '../sql/explain.js';
 import { functionList } from '../sql/function-list.js';
@@ -422,15 +422,6 @@ function requireSessionProperty(name: string): void {
 }
 
 /** A statement that changes the session and returns no rows: answered with its update type. */
-/** The view a DESCRIBE / SHOW COLUMNS / SHOW CREATE VIEW names, if it names one. */
-function viewNamed(rawParts: readonly string[], ctx: AnalysisContext): ViewDefinition | undefined {
-  const parts = rawParts.map((p) => p.toLowerCase());
-  const catalog = parts.length === 3 ? parts[0] : ctx.catalog;
-  const schema = parts.length >= 2 ? parts[parts.length - 2] : ctx.schema;
-  if (!catalog || !schema) return undefined;
-  return ctx.catalogs.get(catalog)?.getView?.(schema, parts[parts.length - 1] as string);
-}
-
 function finishedUpdate(query: Query, updateType: string): undefined {
   query.updateType = updateType;
   query.names = [];

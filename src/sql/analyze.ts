@@ -339,11 +339,21 @@ const MAX_VIEW_DEPTH = 16;
 
 /** The view a FROM item names, if its catalog has one by that name (tables are looked up otherwise). */
 function resolveView(from: AstNode, ctx: AnalysisContext): ViewDefinition | undefined {
-  const parts = [from.db, from.schema, from.table].filter((p): p is string => typeof p === 'string' && p.length > 0).map((p) => p.toLowerCase());
+  return viewNamed(fromItemParts(from), ctx);
+}
+
+/** The view a (possibly qualified) name denotes in the session, if its catalog has one by that name. */
+export function viewNamed(rawParts: readonly string[], ctx: AnalysisContext): ViewDefinition | undefined {
+  const parts = rawParts.map((p) => p.toLowerCase());
   const catalog = parts.length === 3 ? parts[0] : ctx.catalog;
   const schema = parts.length >= 2 ? parts[parts.length - 2] : ctx.schema;
   if (!catalog || !schema) return undefined;
   return ctx.catalogs.get(catalog)?.getView?.(schema, parts[parts.length - 1] as string);
+}
+
+/** A FROM item's name parts (catalog, schema, table; as many as written). */
+function fromItemParts(from: AstNode): string[] {
+  return [from.db, from.schema, from.table].filter((p): p is string => typeof p === 'string' && p.length > 0);
 }
 
 /**
@@ -374,8 +384,7 @@ function analyzeView(view: ViewDefinition, item: AstNode, ctx: AnalysisContext):
 }
 
 export function resolveTable(from: AstNode, ctx: AnalysisContext): TableMetadata {
-  const parts: string[] = [from.db, from.schema, from.table].filter((p): p is string => typeof p === 'string' && p.length > 0);
-  return resolveTableName(parts, ctx);
+  return resolveTableName(fromItemParts(from), ctx);
 }
 
 export function resolveTableName(rawParts: readonly string[], ctx: AnalysisContext): TableMetadata {
