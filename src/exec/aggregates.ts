@@ -227,7 +227,6 @@ class DoubleSumAccumulator implements Accumulator {
 
 type NumericFold = 'sum' | 'min' | 'max' | 'and' | 'or' | 'first';
 
-/** sum/min/max/bool_and/bool_or/arbitrary over numbers: one value per group plus an empty flag. */
 /** Growable.empty: no value yet (NULL). */
 const EMPTY = 1;
 /** Growable.empty of a min: only NaNs seen so far (the min is NaN unless a number comes). */
@@ -239,6 +238,7 @@ function plainNumbers(col: Column): ArrayLike<number> {
   return numericValues(col);
 }
 
+/** sum/min/max/bool_and/bool_or/arbitrary over numbers: one value per group plus an empty flag. */
 class NumericAccumulator implements Accumulator {
   private readonly state = new Growable();
   /** Groups whose slot extreme() has set to its identity. */
@@ -255,9 +255,10 @@ class NumericAccumulator implements Accumulator {
     return { op: 'sum', states: [this.state.values, this.state.empty] };
   }
 
+  /** One row into its group for the folds without a loop of their own (min/max: extreme()). */
   private apply(g: number, x: number): void {
     const s = this.state;
-    if (s.empty[g] === 1) {
+    if (s.empty[g] === EMPTY) {
       s.values[g] = x;
       s.empty[g] = 0;
       return;
@@ -265,12 +266,6 @@ class NumericAccumulator implements Accumulator {
     switch (this.fold) {
       case 'sum':
         s.values[g] += x;
-        break;
-      case 'min':
-        if (x < s.values[g]) s.values[g] = x;
-        break;
-      case 'max':
-        if (x > s.values[g]) s.values[g] = x;
         break;
       case 'and':
         s.values[g] = s.values[g] && x ? 1 : 0;
@@ -297,7 +292,7 @@ class NumericAccumulator implements Accumulator {
       const s = this.state;
       for (let i = 0; i < n; i++) {
         const g = groups[i];
-        s.values[g] = s.empty[g] === 1 ? v[i] : s.values[g] + v[i];
+        s.values[g] = s.empty[g] === EMPTY ? v[i] : s.values[g] + v[i];
         s.empty[g] = 0;
       }
       return;

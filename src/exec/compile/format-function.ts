@@ -5,10 +5,9 @@
 // LocalDateTime ("2020-05-17T10:11:12.345"), NULL as "null".
 
 import type { SqlType } from '../../data/types.js';
-import { castValue } from '../../data/values.js';
+import { valueToText } from '../../data/values.js';
 import { EngineError } from '../../util/engine-error.js';
 
-const VARCHAR_TYPE: SqlType = { id: 'varchar' };
 /** Widths and precisions past this fail (a query must not be able to build gigabyte strings). */
 const MAX_FORMAT_WIDTH = 1 << 20;
 const SPECIFIER = /%(\d+\$|<)?([-#+ 0,(]*)(\d+)?(\.\d+)?([a-zA-Z%])/gu;
@@ -38,23 +37,26 @@ function javaString(value: unknown, type: SqlType): string {
     case 'double':
     case 'real':
       return javaDouble(value as number);
-    case 'timestamp': {
+    case 'timestamp':
       // LocalDateTime.toString: seconds only when not zero, then the fraction only when not zero.
-      const text = String(castValue(value as number, type, VARCHAR_TYPE, false)).replace(' ', 'T');
-      return text.replace(/\.0+$/u, '').replace(/T(\d\d:\d\d):00$/u, 'T$1');
-    }
+      return toIso8601(value as number, type).replace(/\.0+$/u, '').replace(/T(\d\d:\d\d):00$/u, 'T$1');
     case 'varchar':
       return value as string;
     case 'boolean':
       return value ? 'true' : 'false';
     default:
-      return String(castValue(value as number | string | boolean, type, VARCHAR_TYPE, false));
+      return valueToText(value as number | string | boolean, type);
   }
+}
+
+/** to_iso8601: a date as YYYY-MM-DD, a timestamp as YYYY-MM-DDTHH:MM:SS.sss. */
+export function toIso8601(value: number, type: SqlType): string {
+  return valueToText(value, type).replace(' ', 'T');
 }
 
 /** A number's value as a decimal string (decimals are scaled integers here). */
 function decimalText(value: number, type: SqlType): string {
-  if (type.id === 'decimal') return String(castValue(value, type, VARCHAR_TYPE, false));
+  if (type.id === 'decimal') return valueToText(value, type);
   return String(value);
 }
 

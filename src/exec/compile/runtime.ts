@@ -17,8 +17,7 @@ import {
   yearOfDays,
 } from '../../data/values.js';
 import { EngineError, type ErrorName } from '../../util/engine-error.js';
-import type { SqlType } from '../../data/types.js';
-import { formatValues } from './format-function.js';
+import { formatValues, toIso8601 } from './format-function.js';
 import { urlExtractFragment, urlExtractHost, urlExtractParameter, urlExtractPath, urlExtractPort, urlExtractProtocol, urlExtractQuery } from './url-functions.js';
 import { isJsonScalar, jsonArrayContains, jsonArrayGet, jsonArrayLength, jsonExtract, jsonExtractScalar, jsonParse, jsonSize } from './json-functions.js';
 
@@ -34,13 +33,6 @@ function dictStrings(col: DictionaryColumn): string[] {
   }
   return s;
 }
-
-/** to_iso8601: a date as YYYY-MM-DD, a timestamp as YYYY-MM-DDTHH:MM:SS.sss. */
-function toIso8601(value: number, type: SqlType): string {
-  return String(castValue(value, type, VARCHAR_TYPE, false)).replace(' ', 'T');
-}
-
-const VARCHAR_TYPE: SqlType = { id: 'varchar' };
 
 function fail(name: ErrorName, message: string): never {
   throw new EngineError(name, message);
@@ -252,8 +244,8 @@ function splitPart(s: string, delim: string, index: number): string | null {
   return index <= parts.length ? parts[index - 1] : null;
 }
 
-/** The longest string lpad/rpad (and format's widths) build: past it a query fails instead of the process. */
-export const MAX_BUILT_STRING = 1 << 24;
+/** The longest string lpad/rpad build: past it a query fails instead of the process. */
+const MAX_BUILT_STRING = 1 << 24;
 
 function pad(s: string, size: number, padding: string, left: boolean): string {
   if (size < 0 || size > MAX_BUILT_STRING) fail('INVALID_FUNCTION_ARGUMENT', `Target length must be in the range [0..${MAX_BUILT_STRING}]`);
