@@ -11,8 +11,8 @@ import { numericValuesAt, stringValues } from '../column-readers.js';
 import { compileFilter, shapesOf, usedColumns } from '../compile/compile.js';
 import { gatherColumn, gatherWithNulls, nullColumn, sliceColumn } from '../gather.js';
 import { bitCount, hashNumber, hashRow, mixNumber, readKeys, ROW_HASH_SEED, type JoinTable, type KeyReader } from '../join-table.js';
-import { emptyOperatorStats, nowNanos, recordOutput, type OperatorStats } from '../metrics.js';
-import { streamPage, type Operator, type PageSink, type SelectionSink } from './operator.js';
+import { emptyOperatorStats, nowNanos, recordInput, recordOutput, type OperatorStats } from '../metrics.js';
+import type { Operator, PageSink, SelectionSink } from './operator.js';
 
 export type ProbeJoinType = 'inner' | 'left' | 'full' | 'semi' | 'anti' | 'mark';
 
@@ -549,11 +549,8 @@ export class HashJoinOperator implements Operator, SelectionSink {
   }
 
   addInput(page: Page): void {
-    if (!this.mayFanOut(page.length)) {
-      streamPage(this.stats, page, (p) => this.process(p, null), this.next);
-      return;
-    }
-    this.probeInParts(page.length, page.columns, null);
+    recordInput(this.stats, page);
+    this.probe(page.length, page.columns, null);
   }
 
   /**
@@ -574,19 +571,21 @@ export class HashJoinOperator implements Operator, SelectionSink {
   }
 
   /**
-   * Probes `count` rows (physical rows `sel`, or 0..count-1) in parts whose pairs stay near
-   * MAX_PAIRS_AT_ONCE: a first part of FIRST_PART_ROWS rows measures the pairs a row forms, and
-   * later parts are sized by it (most joins then take the rest of the page in one more part).
+   * Probes `count` rows (physical rows `sel`, or 0..count-1) and passes the output on: in one part,
+   * or, when they may fan out (mayFanOut), in parts whose pairs stay near MAX_PAIRS_AT_ONCE: a
+   * first part of FIRST_PART_ROWS rows measures the pairs a row forms, and later parts are sized by
+   * it (most joins then take the rest of the page in one more part).
    */
-  private probeInParts(count: number, columns: readonly Column[], sel: Int32Array | null): void {
-    let pairsPerRow = this.probeKeys.length === 0 ? Math.max(1, this.table.rowCount) : 0;
-    for (let from = 0; from < count && !this.isDone(); ) {
-      const want = pairsPerRow === 0 ? FIRST_PART_ROWS : Math.floor(MAX_PAIRS_AT_ONCE / pairsPerRow);
+  private probe(count: number, columns: Column[], sel: Int32Array | null): void {
+    const inParts = this.mayFanOut(count);
+    let pairsPerRow = !inParts ? 0 : this.probeKeys.length === 0 ? Math.max(1, this.table.rowCount) : 0;
+    for (let from = 0; from < count; ) {
+      const want = !inParts ? count : pairsPerRow === 0 ? FIRST_PART_ROWS : Math.floor(MAX_PAIRS_AT_ONCE / pairsPerRow);
       const n = Math.min(count - from, Math.max(1, want));
       // A part of a plain page is its rows copied (a few columns of n rows: cheaper than mapping
       // every pair back through a selection); a part of a selection is a slice of it.
       const whole = from === 0 && n === count;
-      const part: Page = sel !== null || whole ? { length: n, columns: [...columns] } : { length: n, columns: columns.map((c) => sliceColumn(c, from, n)) };
+      const part: Page = sel !== null || whole ? { length: n, columns } : { length: n, columns: columns.map((c) => sliceColumn(c, from, n)) };
       const rows = sel === null ? null : whole ? sel : sel.subarray(from, from + n);
       const start = nowNanos();
       const before = this.pairsFormed;
@@ -614,16 +613,7 @@ export class HashJoinOperator implements Operator, SelectionSink {
     const columns = projections.map((e) => page.columns[(e as { index: number }).index]);
     this.stats.addInputCalls++;
     this.stats.inputPositions += count;
-    if (this.mayFanOut(count)) {
-      this.probeInParts(count, columns, sel);
-      return nowNanos() - start;
-    }
-    const out = this.process({ length: count, columns }, sel);
-    this.stats.addInputNanos += nowNanos() - start;
-    if (out !== null && out.length > 0) {
-      recordOutput(this.stats, out);
-      this.next(out);
-    }
+    this.probe(count, columns, sel);
     return nowNanos() - start;
   }
 
