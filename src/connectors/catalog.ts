@@ -208,9 +208,10 @@ class WithInformationSchema implements Connector {
       case 'columns': {
         const out: unknown[][] = [];
         for (const s of [...schemas, INFORMATION_SCHEMA]) {
-          const relations = [...this.listTables(s).map((t) => this.getTable(s, t)?.columns), ...this.listViews(s).map((v) => this.getView(s, v)?.columns)];
-          const names = [...this.listTables(s), ...this.listViews(s)];
-          relations.forEach((columns, k) => columns?.forEach((c, i) => out.push([this.catalog, s, names[k], c.name, i + 1, null, 'YES', typeDisplayName(c.type)])));
+          for (const name of [...this.listTables(s), ...this.listViews(s)]) {
+            const columns = this.getTable(s, name)?.columns ?? this.getView(s, name)?.columns;
+            columns?.forEach((c, i) => out.push([this.catalog, s, name, c.name, i + 1, null, 'YES', typeDisplayName(c.type)]));
+          }
         }
         return out;
       }

@@ -140,7 +140,7 @@ export class MemoryConnector implements Connector {
   createTable(schema: string, name: string, columns: readonly ColumnMetadata[], pages: readonly Page[] = []): MemoryTable | undefined {
     const tables = this.schemas.get(schema);
     if (!tables) throw new EngineError('SCHEMA_NOT_FOUND', `Schema '${schema}' does not exist`, { lineNumber: 1, columnNumber: 1 });
-    if (tables.has(name) || this.views.get(schema)?.has(name)) return undefined;
+    if (this.nameTaken(schema, name)) return undefined;
     const table = new MemoryTable(this.catalog, schema, name, columns);
     this.commit(table, pages);
     tables.set(name, table);
@@ -165,7 +165,7 @@ export class MemoryConnector implements Connector {
     this.requireLive(table);
     const target = this.schemas.get(schema);
     if (!target) throw new EngineError('SCHEMA_NOT_FOUND', `Schema '${schema}' does not exist`, { lineNumber: 1, columnNumber: 1 });
-    if (target.has(name) || this.views.get(schema)?.has(name)) return undefined;
+    if (this.nameTaken(schema, name)) return undefined;
     return this.replace(table, new MemoryTable(this.catalog, schema, name, table.columns), table.pages);
   }
 
@@ -214,6 +214,11 @@ export class MemoryConnector implements Connector {
       if (current[i] !== snapshot[i]) throw new EngineError('GENERIC_INTERNAL_ERROR', `Table '${table.qualifiedName}' was rewritten concurrently`);
     }
     this.commit(table, [...replacement, ...current.slice(snapshot.length)]);
+  }
+
+  /** Whether a table or a view of the schema has this name. */
+  private nameTaken(schema: string, name: string): boolean {
+    return (this.schemas.get(schema)?.has(name) ?? false) || (this.views.get(schema)?.has(name) ?? false);
   }
 
   private requireLive(table: MemoryTable): void {

@@ -258,15 +258,13 @@ export class QueryManager implements QueryDriver {
       }
       case 'showCreateTable': {
         const table = resolveTableName(statement.table, ctx);
-        const quote = (name: string): string => (/^[a-z_][a-z0-9_]*$/u.test(name) ? name : `"${name.replace(/"/gu, '""')}"`);
-        const columns = table.columns.map((c) => `   ${quote(c.name)} ${typeDisplayName(c.type)}`).join(',\n');
-        return this.rows(['Create Table'], [VARCHAR], [[`CREATE TABLE ${[table.catalog, table.schema, table.name].map(quote).join('.')} (\n${columns}\n)`]]);
+        const columns = table.columns.map((c) => `   ${quoteIdentifier(c.name)} ${typeDisplayName(c.type)}`).join(',\n');
+        return this.rows(['Create Table'], [VARCHAR], [[`CREATE TABLE ${[table.catalog, table.schema, table.name].map(quoteIdentifier).join('.')} (\n${columns}\n)`]]);
       }
       case 'showCreateView': {
         const view = viewNamed(statement.view, ctx);
         if (!view) throw new EngineError('TABLE_NOT_FOUND', `View '${statement.view.join('.')}' does not exist`, { lineNumber: 1, columnNumber: 1 });
-        const quote = (name: string): string => (/^[a-z_][a-z0-9_]*$/u.test(name) ? name : `"${name.replace(/"/gu, '""')}"`);
-        return this.rows(['Create View'], [VARCHAR], [[`CREATE VIEW ${[view.catalog, view.schema, view.name].map(quote).join('.')} AS\n${view.sql}`]]);
+        return this.rows(['Create View'], [VARCHAR], [[`CREATE VIEW ${[view.catalog, view.schema, view.name].map(quoteIdentifier).join('.')} AS\n${view.sql}`]]);
       }
       case 'showColumns': {
         const columns = viewNamed(statement.table, ctx)?.columns ?? resolveTableName(statement.table, ctx).columns;
@@ -419,6 +417,11 @@ function preparedStatement(query: Query, name: string): string {
 /** The one session property there is (disabled_rules); others fail as Trino's unknown ones do. */
 function requireSessionProperty(name: string): void {
   if (name !== DISABLED_RULES) throw new EngineError('INVALID_SESSION_PROPERTY', `Session property '${name}' does not exist`, { lineNumber: 1, columnNumber: 1 });
+}
+
+/** A name as SHOW CREATE writes it: bare when a plain lower-case identifier, else double-quoted. */
+function quoteIdentifier(name: string): string {
+  return /^[a-z_][a-z0-9_]*$/u.test(name) ? name : `"${name.replace(/"/gu, '""')}"`;
 }
 
 /** A statement that changes the session and returns no rows: answered with its update type. */
