@@ -114,6 +114,7 @@ export function rewriteTrinoSyntax(input: string): TrinoRewrite {
  * the dialect has no WITHIN GROUP; each key's direction (A/D) and NULL place (l/f) travel as text.
  */
 function listaggOrder(sql: string): string {
+  if (!/\blistagg\b/iu.test(sql)) return sql;
   let masked = maskQuoted(sql);
   const re = /\blistagg\s*\(/giu;
   for (let m = re.exec(masked); m; m = re.exec(masked)) {
@@ -152,6 +153,7 @@ export const FILTER_MARKER = 'filter_where__';
  * parses as plain calls (it refuses FILTER after them). Adds one character per rewrite.
  */
 function aggregateFilters(sql: string): string {
+  if (!/\bFILTER\b/iu.test(sql)) return sql;
   let masked = maskQuoted(sql);
   const re = /\b([A-Za-z_][A-Za-z0-9_]*)\s*\(/gu;
   for (let m = re.exec(masked); m; m = re.exec(masked)) {
@@ -175,6 +177,7 @@ function aggregateFilters(sql: string): string {
 
 /** `current_user` → `current_user()`: the dialect parses it only as a call. */
 function callCurrentUser(sql: string): string {
+  if (!/\bcurrent_user\b/iu.test(sql)) return sql;
   const masked = maskQuoted(sql);
   let out = '';
   let copied = 0;
