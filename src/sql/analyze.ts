@@ -364,7 +364,7 @@ function analyzeView(view: ViewDefinition, item: AstNode, ctx: AnalysisContext):
   const depth = (ctx.viewDepth ?? 0) + 1;
   if (depth > MAX_VIEW_DEPTH) throw new EngineError('INVALID_VIEW', `View is recursive: ${view.catalog}.${view.schema}.${view.name}`, loc(item) ?? locateName(ctx.sql, [view.name]));
   // The view's definition can change: a plan using it is never reused (the memory catalog's metadata is not stable).
-  ctx.observed?.tables.push({ catalog: view.catalog, schema: view.schema, name: view.name, columns: view.columns, rowCount: 0 });
+  ctx.observed?.tables.push({ catalog: view.catalog, schema: view.schema });
   const viewCtx: AnalysisContext = { ...ctx, sql: view.sql, catalog: view.sessionCatalog, schema: view.sessionSchema, ctes: undefined, viewDepth: depth };
   let analyzed: { plan: PlanNode; names: string[] };
   try {

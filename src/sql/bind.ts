@@ -60,8 +60,8 @@ export interface AnalysisContext {
 export interface PlanDependencies {
   /** current_date / now() were folded into the plan. */
   timeDependent: boolean;
-  /** Every table the statement resolved. */
-  readonly tables: import('../connectors/catalog.js').TableMetadata[];
+  /** Where every table and view the statement resolved lives (the plan holds their metadata). */
+  readonly tables: { readonly catalog: string; readonly schema: string }[];
 }
 
 export interface AggregateCollector {
