@@ -148,6 +148,8 @@ describe('tables', () => {
     await ok('CREATE TABLE dup (a integer)');
     expectDdl(await ok('CREATE TABLE IF NOT EXISTS dup (b varchar)'), 'CREATE TABLE');
     expect(await rows('DESCRIBE dup')).toEqual([['a', 'integer', '', '']]);
+    await fails('DESCRIBE x.memory.default.dup', 'SYNTAX_ERROR', 1, /Too many dots in table name: x\.memory\.default\.dup$/u);
+    await fails('SHOW CREATE VIEW x.memory.default.dup', 'TABLE_NOT_FOUND', 46);
     await fails('CREATE TABLE dup (a integer)', 'TABLE_ALREADY_EXISTS', 50, "line 1:1: Table 'memory.default.dup' already exists");
     await fails('CREATE TABLE dup2 (a integer, A bigint)', 'DUPLICATE_COLUMN_NAME', 54, "line 1:1: Column name 'a' specified more than once");
     await fails('CREATE TABLE badtype (a integr)', 'TYPE_NOT_FOUND', 43, "line 1:23: Unknown type 'integr' for column 'a'");

@@ -15,7 +15,7 @@ import { BIGINT, isInterval, isNumeric, typeDisplayName, typeEquals, type SqlTyp
 import { castValue, valueToText } from '../data/values.js';
 import { concatPages } from '../exec/concat.js';
 import { nullColumn, sliceColumn } from '../exec/gather.js';
-import { analyzeQuery, type AnalysisContext } from '../sql/analyze.js';
+import { analyzeQuery, qualifiedName, type AnalysisContext } from '../sql/analyze.js';
 import type { AstNode } from '../sql/ast.js';
 import type { ColumnDefinition, WriteStatement } from '../sql/ddl.js';
 import { fragmentPlan, rowsPlan, type QueryPlan, type StagePlan } from '../sql/fragment.js';
@@ -373,9 +373,7 @@ export class WriteExecutor {
 
   private tableName(parts: readonly string[], ctx: AnalysisContext, location: SourceLocation): TableName {
     if (parts.length > 3) throw new EngineError('SYNTAX_ERROR', `Too many dots in table name: ${parts.join('.')}`, location);
-    const table = parts[parts.length - 1];
-    const catalog = parts.length === 3 ? parts[0] : ctx.catalog;
-    const schema = parts.length >= 2 ? parts[parts.length - 2] : ctx.schema;
+    const { catalog, schema, name: table } = qualifiedName(parts, ctx);
     if (!catalog) throw new EngineError('GENERIC_USER_ERROR', 'Catalog must be specified when session catalog is not set', location);
     if (!schema) throw new EngineError('GENERIC_USER_ERROR', 'Schema must be specified when session schema is not set', location);
     return { catalog, schema, table };

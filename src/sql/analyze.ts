@@ -344,11 +344,18 @@ function resolveView(from: AstNode, ctx: AnalysisContext): ViewDefinition | unde
 
 /** The view a (possibly qualified) name denotes in the session, if its catalog has one by that name. */
 export function viewNamed(rawParts: readonly string[], ctx: AnalysisContext): ViewDefinition | undefined {
-  const parts = rawParts.map((p) => p.toLowerCase());
-  const catalog = parts.length === 3 ? parts[0] : ctx.catalog;
-  const schema = parts.length >= 2 ? parts[parts.length - 2] : ctx.schema;
+  const { catalog, schema, name } = qualifiedName(rawParts.map((p) => p.toLowerCase()), ctx);
   if (!catalog || !schema) return undefined;
-  return ctx.catalogs.get(catalog)?.getView?.(schema, parts[parts.length - 1] as string);
+  return ctx.catalogs.get(catalog)?.getView?.(schema, name);
+}
+
+/** A name of one to three parts with the session's catalog and schema where they are not written. */
+export function qualifiedName(parts: readonly string[], session: { readonly catalog?: string; readonly schema?: string }): { catalog: string | undefined; schema: string | undefined; name: string } {
+  return {
+    catalog: parts.length === 3 ? parts[0] : session.catalog,
+    schema: parts.length >= 2 ? parts[parts.length - 2] : session.schema,
+    name: parts[parts.length - 1] as string,
+  };
 }
 
 /** A FROM item's name parts (catalog, schema, table; as many as written). */
@@ -390,12 +397,8 @@ export function resolveTable(from: AstNode, ctx: AnalysisContext): TableMetadata
 export function resolveTableName(rawParts: readonly string[], ctx: AnalysisContext): TableMetadata {
   const parts = rawParts.map((p) => p.toLowerCase());
   const location = locateName(ctx.sql, parts) ?? locateName(ctx.sql, parts.slice(-1));
-  let catalog: string | undefined;
-  let schema: string | undefined;
-  const table = parts[parts.length - 1];
-  if (parts.length === 3) [catalog, schema] = parts;
-  else if (parts.length === 2) [catalog, schema] = [ctx.catalog, parts[0]];
-  else [catalog, schema] = [ctx.catalog, ctx.schema];
+  if (parts.length > 3) throw new EngineError('SYNTAX_ERROR', `Too many dots in table name: ${parts.join('.')}`, location);
+  const { catalog, schema, name: table } = qualifiedName(parts, ctx);
   if (!catalog) throw new EngineError('MISSING_CATALOG_NAME', 'Catalog must be specified when session catalog is not set', location);
   if (!schema) throw new EngineError('MISSING_SCHEMA_NAME', 'Schema must be specified when session schema is not set', location);
   const connector = ctx.catalogs.get(catalog);
