@@ -272,10 +272,10 @@ export class GroupByHash {
     }
   }
 
-  /** The UTF-8 bytes of row r of a string column (plain or dictionary-encoded). */
   /** One reused span: row bytes are looked up per compared row, which must not allocate. */
   private readonly span: { data: Uint8Array; start: number; end: number } = { data: new Uint8Array(0), start: 0, end: 0 };
 
+  /** The UTF-8 bytes of row r of a string column (plain or dictionary-encoded). */
   private rowBytes(col: Column, r: number): { readonly data: Uint8Array; readonly start: number; readonly end: number } {
     const span = this.span;
     if (col.kind === 'dict') {
