@@ -1,7 +1,9 @@
 // The Piscina pool: one worker thread per core, each running drivers (exec/worker.ts). Requests
-// and results carry SharedArrayBuffer-backed pages, so only small descriptors are copied.
+// and results carry SharedArrayBuffer-backed pages, so only small descriptors are copied. Every
+// worker shares the pool's column arena.
 
 import { Piscina } from 'piscina';
+import { createArena } from '../data/arena.js';
 import { builtEntry } from '../util/built-entry.js';
 import type { WorkerRequest, WorkerResponse } from './worker.js';
 
@@ -9,8 +11,12 @@ export class WorkerPool {
   private readonly piscina: Piscina;
   private closed = false;
 
+  /** The column arena the pool's workers allocate cached data in (data/arena.ts); freed with the pool. */
+  readonly arena: WebAssembly.Memory = createArena();
+
   constructor(readonly threads: number) {
     this.piscina = new Piscina({
+      workerData: { arena: this.arena },
       filename: builtEntry(import.meta.url, 'exec', 'worker.js'),
       minThreads: threads,
       maxThreads: threads,

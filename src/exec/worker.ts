@@ -4,7 +4,9 @@
 // structured clone would drop an EngineError's code.
 
 import { generateTpchSplit, installTextPool, textPoolReady, TEXT_POOL_SIZE, type TpchSplit } from '../connectors/tpch/index.js';
+import { workerData } from 'piscina';
 import { buildTextPool } from '../connectors/tpch/text-pool.js';
+import { installArena } from '../data/arena.js';
 import type { Split } from '../connectors/catalog.js';
 import { projectPage, sharedPage, type Column, type Page } from '../data/page.js';
 import { toEngineError, type SerializedEngineError } from '../util/engine-error.js';
@@ -12,6 +14,9 @@ import { adaptPartialAggregation, runPipeline, type DriverResult } from './pipel
 import type { FragmentSpec } from './specs.js';
 import { buildJoinTable, type JoinTable } from './join-table.js';
 import type { SqlType } from '../data/types.js';
+
+// The pool's column arena: generated columns are allocated in it, wasm kernels read them there.
+installArena((workerData as { arena?: WebAssembly.Memory } | undefined)?.arena ?? null);
 
 export type WorkerRequest =
   | {

@@ -1,5 +1,6 @@
 // Column builders for generated pages: every buffer ends on a SharedArrayBuffer.
 
+import { allocArena } from '../../data/arena.js';
 import {
   allocFixedColumn,
   allocShared,
@@ -91,21 +92,22 @@ export class Int64Writer {
   }
 }
 
+// Numeric columns and dictionary indices go to the column arena, where WebAssembly kernels read them.
 export function int32Column(type: SqlType, rows: number): FixedColumn & { values: Int32Array } {
-  return allocFixedColumn(type, rows) as FixedColumn & { values: Int32Array };
+  return allocFixedColumn(type, rows, false, allocArena) as FixedColumn & { values: Int32Array };
 }
 
 export function float64Column(type: SqlType, rows: number): FixedColumn & { values: Float64Array } {
-  return allocFixedColumn(type, rows) as FixedColumn & { values: Float64Array };
+  return allocFixedColumn(type, rows, false, allocArena) as FixedColumn & { values: Float64Array };
 }
 
 export function dictColumn(dict: TpchDictionary, indices: Int32Array): DictionaryColumn {
   return dictionaryColumn(dict.type, indices, dict.column);
 }
 
-/** Indices for a dictionary column of `rows` rows, on a SharedArrayBuffer. */
+/** Indices for a dictionary column of `rows` rows, in the column arena (or on a SharedArrayBuffer). */
 export function dictIndices(rows: number): Int32Array {
-  return allocShared(Int32Array, rows);
+  return allocArena(Int32Array, rows);
 }
 
 export type { Column };

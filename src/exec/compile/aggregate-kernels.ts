@@ -9,6 +9,7 @@ import { mentionsNondeterministic, type Expr } from '../../sql/ir.js';
 import { branchFree, cached, emitBranchFree, factsOf, shapeKey } from './compile.js';
 import { KernelBuilder, paren, type ColumnShape, type Emitted } from './emit.js';
 import { runtime, type Runtime } from './runtime.js';
+import { compileWasmFilteredAggregate } from './wasm-aggregate.js';
 
 /** One aggregate's update in a fused aggregation kernel (see fused-aggregation.ts). */
 export type AggregateUpdateOp = 'count_star' | 'count' | 'sum' | 'avg';
@@ -189,8 +190,15 @@ export function compileFilteredAggregateUpdate(
   });
   const { fn, consts } = entry;
   const layout = entry.meta as BlockLayout;
+  const valueSlots = distinctValueSlots(layout).map(({ slot, k }) => ({ slot, arg: args[k] as Expr }));
+  const wasm = compileWasmFilteredAggregate(key, predicate, valueSlots, shapes, rows.columns, rows.sizes, layout.width);
   return {
     update: (cols, n, block, trashRow) => {
+      // The same kernel in WebAssembly, when every column it reads lies in the column arena.
+      if (wasm !== null) {
+        const kept = wasm.update(cols, n, block);
+        if (kept >= 0) return kept;
+      }
       if (!entry.primed) {
         // Run a few rows into a scratch block first. Otherwise the JIT optimizes the kernel while
         // its loop runs (on-stack replacement), before the code after the loop ever ran; reaching
