@@ -10,7 +10,8 @@ import type { Column } from '../../data/page.js';
 import { allocArena, arenaAddress, currentArena } from '../../data/arena.js';
 import type { Expr } from '../../sql/ir.js';
 import type { ColumnShape } from './emit.js';
-import { F64, FunctionBody, I32, I64, kernelModule, Op, type ValueType } from './wasm-module.js';
+import { emitPairLoop, type ColumnLoad } from './wasm-pair-loop.js';
+import { F64, FunctionBody, I32, I64, kernelModule, Op, Simd, WasmUnsupported, type ValueType } from './wasm-module.js';
 
 /** A value slot of the block and the argument added into it. */
 export interface WasmValueSlot {
@@ -19,6 +20,8 @@ export interface WasmValueSlot {
 }
 
 export interface WasmFilteredAggregate {
+  /** Whether rows go two at a time (one group, every expression with a vector form). */
+  readonly pairs: boolean;
   /**
    * Adds the rows of `cols` the predicate keeps into `block` (block rows by code, `width` slots
    * each) and returns how many it kept; -1, with nothing done, when a column is not in this
@@ -27,15 +30,10 @@ export interface WasmFilteredAggregate {
   update(cols: readonly Column[], n: number, block: Float64Array): number;
 }
 
-/** How a column is read: its values as f64 (8-byte loads) or i32 (4-byte loads). */
-type ColumnLoad = 'f64' | 'i32';
-
 const COMPARE_F64: Record<string, number> = { $eq: Op.f64Eq, $ne: Op.f64Ne, $lt: Op.f64Lt, $le: Op.f64Le, $gt: Op.f64Gt, $ge: Op.f64Ge };
 const COMPARE_I32: Record<string, number> = { $eq: Op.i32Eq, $ne: Op.i32Ne, $lt: Op.i32LtS, $le: Op.i32LeS, $gt: Op.i32GtS, $ge: Op.i32GeS };
 const ARITHMETIC_F64: Record<string, number> = { $add: Op.f64Add, $subtract: Op.f64Sub, $multiply: Op.f64Mul, $divide: Op.f64Div };
 const INT32_TYPES = new Set(['integer', 'date']);
-
-class Unsupported extends Error {}
 
 /**
  * Per arena (one per thread, but tests install several): its compiled kernels by the JS kernel's
@@ -87,7 +85,7 @@ export function compileWasmFilteredAggregate(
     try {
       kernel = build(arena.memory, predicate, values, shapes, codeColumns, sizes, width);
     } catch (e) {
-      if (!(e instanceof Unsupported)) throw e;
+      if (!(e instanceof WasmUnsupported)) throw e;
       kernel = null;
     }
     compiled.set(key, kernel);
@@ -108,16 +106,16 @@ function build(
   const used = new Map<number, ColumnLoad>();
   const noteColumn = (index: number): void => {
     const shape = shapes[index];
-    if (shape === undefined || shape.nullable || shape.kind !== 'fixed') throw new Unsupported();
+    if (shape === undefined || shape.nullable || shape.kind !== 'fixed') throw new WasmUnsupported();
     if (shape.type.id === 'double') used.set(index, 'f64');
     else if (INT32_TYPES.has(shape.type.id)) used.set(index, 'i32');
-    else throw new Unsupported();
+    else throw new WasmUnsupported();
   };
   walkColumns(predicate, noteColumn);
   for (const v of values) walkColumns(v.arg, noteColumn);
   for (const c of codeColumns) {
     const shape = shapes[c];
-    if (shape === undefined || shape.kind !== 'dict' || shape.nullable) throw new Unsupported();
+    if (shape === undefined || shape.kind !== 'dict' || shape.nullable) throw new WasmUnsupported();
     used.set(c, 'i32');
   }
   const columns = [...used.keys()];
@@ -146,7 +144,7 @@ function build(
       f.memory(load === 'f64' ? Op.f64Load : Op.i32Load, load === 'f64' ? 3 : 2).tee(local);
     } else f.get(local);
     if (as === 'f64' && load === 'i32') f.op(Op.f64ConvertI32S);
-    else if (as !== load) throw new Unsupported();
+    else if (as !== load) throw new WasmUnsupported();
   };
   const number = (e: Expr): void => {
     switch (e.kind) {
@@ -154,11 +152,11 @@ function build(
         loadColumn(e.index, 'f64');
         return;
       case 'literal':
-        if (typeof e.value !== 'number' || !Number.isFinite(e.value) || e.type.id === 'decimal') throw new Unsupported();
+        if (typeof e.value !== 'number' || !Number.isFinite(e.value) || e.type.id === 'decimal') throw new WasmUnsupported();
         f.f64(e.value);
         return;
       case 'call': {
-        if (e.type.id !== 'double' || !e.args.every((a) => a.type.id === 'double' || INT32_TYPES.has(a.type.id))) throw new Unsupported();
+        if (e.type.id !== 'double' || !e.args.every((a) => a.type.id === 'double' || INT32_TYPES.has(a.type.id))) throw new WasmUnsupported();
         const text = JSON.stringify(e);
         const known = exprLocal.get(text);
         if (known !== undefined) {
@@ -170,7 +168,7 @@ function build(
           f.op(Op.f64Neg);
         } else {
           const op = ARITHMETIC_F64[e.name];
-          if (op === undefined || e.args.length !== 2) throw new Unsupported();
+          if (op === undefined || e.args.length !== 2) throw new WasmUnsupported();
           number(e.args[0]);
           number(e.args[1]);
           f.op(op);
@@ -181,7 +179,7 @@ function build(
         return;
       }
       default:
-        throw new Unsupported();
+        throw new WasmUnsupported();
     }
   };
   const truth = (e: Expr): void => {
@@ -198,7 +196,7 @@ function build(
         f.op(Op.i32Eqz);
         return;
       case 'call': {
-        if (e.args.length !== 2 || COMPARE_F64[e.name] === undefined) throw new Unsupported();
+        if (e.args.length !== 2 || COMPARE_F64[e.name] === undefined) throw new WasmUnsupported();
         const [a, b] = e.args;
         // An int32 column against an int32 literal compares as integers: no conversion per row.
         if (a.kind === 'column' && used.get(a.index) === 'i32' && b.kind === 'literal' && Number.isInteger(b.value) && (b.value as number) === ((b.value as number) | 0)) {
@@ -212,7 +210,7 @@ function build(
         return;
       }
       default:
-        throw new Unsupported();
+        throw new WasmUnsupported();
     }
   };
 
@@ -221,7 +219,16 @@ function build(
   const sums = groups === 0 ? values.map(() => f.local(F64)) : [];
   const kept = groups === 0 ? f.local(I32) : -1;
   const row = f.local(I32);
-  f.i32(0).set(i);
+  // One group: rows two at a time first, when every expression has a vector form.
+  let pairs: { count: number; sums: number[] } | null = null;
+  if (groups === 0) {
+    try {
+      pairs = emitPairLoop({ f, i, n: N, loads: used, address: addressParam }, predicate, values.map((v) => v.arg));
+    } catch (e) {
+      if (!(e instanceof WasmUnsupported)) throw e;
+    }
+  }
+  if (pairs === null) f.i32(0).set(i);
   f.block().loop();
   f.get(i).get(N).op(Op.i32GeU).brIf(1);
   truth(predicate);
@@ -260,6 +267,14 @@ function build(
   f.get(i).i32(1).op(Op.i32Add).set(i).br(0);
   f.end().end();
   if (groups === 0) {
+    if (pairs !== null) {
+      // The pair loop's lanes join the row loop's totals.
+      const { count, sums: laneSums } = pairs;
+      f.get(kept).get(count).simd(Simd.i64x2ExtractLane, undefined, 0).get(count).simd(Simd.i64x2ExtractLane, undefined, 1).op(Op.i64Add).op(Op.i32WrapI64).op(Op.i32Add).set(kept);
+      values.forEach((_, k) => {
+        f.get(sums[k]).get(laneSums[k]).simd(Simd.f64x2ExtractLane, undefined, 0).get(laneSums[k]).simd(Simd.f64x2ExtractLane, undefined, 1).op(Op.f64Add).op(Op.f64Add).set(sums[k]);
+      });
+    }
     f.get(BLK).get(kept).op(Op.f64ConvertI32U).memory(Op.f64Store, 3, 0);
     values.forEach((v, k) => f.get(BLK).get(sums[k]).memory(Op.f64Store, 3, v.slot * 8));
   }
@@ -269,6 +284,7 @@ function build(
   const blockSlots = (groups === 0 ? 1 : rows + 1) * width;
   const args: number[] = new Array<number>(2 + columns.length).fill(0);
   return {
+    pairs: pairs !== null,
     update(cols, n, block) {
       for (let k = 0; k < columns.length; k++) {
         const col = cols[columns[k]];

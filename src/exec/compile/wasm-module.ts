@@ -4,7 +4,11 @@
 export const I32 = 0x7f;
 export const I64 = 0x7e;
 export const F64 = 0x7c;
-export type ValueType = typeof I32 | typeof I64 | typeof F64;
+export const V128 = 0x7b;
+export type ValueType = typeof I32 | typeof I64 | typeof F64 | typeof V128;
+
+/** Thrown by kernel compilers for an expression they have no wasm form of. */
+export class WasmUnsupported extends Error {}
 
 /** Opcodes by name (the WebAssembly core specification's numbering). */
 export const Op = {
@@ -43,7 +47,9 @@ export const Op = {
   i32And: 0x71,
   i32Or: 0x72,
   i32Shl: 0x74,
+  i64Add: 0x7c,
   i64And: 0x83,
+  i32WrapI64: 0xa7,
   i64ExtendI32S: 0xac,
   i64ReinterpretF64: 0xbd,
   f64ReinterpretI64: 0xbf,
@@ -55,6 +61,41 @@ export const Op = {
   f64ConvertI32S: 0xb7,
   f64ConvertI32U: 0xb8,
 } as const;
+
+/** SIMD opcodes (after the 0xfd prefix), by name: 128-bit vectors as two f64 or four i32 lanes. */
+export const Simd = {
+  v128Load: 0x00,
+  v128Load64Zero: 0x5d,
+  i32x4Splat: 0x11,
+  f64x2Splat: 0x14,
+  i64x2ExtractLane: 0x1d,
+  f64x2ExtractLane: 0x21,
+  i32x4Eq: 0x37,
+  i32x4Ne: 0x38,
+  i32x4LtS: 0x39,
+  i32x4GtS: 0x3b,
+  i32x4LeS: 0x3d,
+  i32x4GeS: 0x3f,
+  f64x2Eq: 0x47,
+  f64x2Ne: 0x48,
+  f64x2Lt: 0x49,
+  f64x2Gt: 0x4a,
+  f64x2Le: 0x4b,
+  f64x2Ge: 0x4c,
+  v128Not: 0x4d,
+  v128And: 0x4e,
+  v128Or: 0x50,
+  i64x2ExtendLowI32x4S: 0xc7,
+  i64x2Sub: 0xd1,
+  f64x2Neg: 0xed,
+  f64x2Add: 0xf0,
+  f64x2Sub: 0xf1,
+  f64x2Mul: 0xf2,
+  f64x2Div: 0xf3,
+  f64x2ConvertLowI32x4S: 0xfe,
+} as const;
+
+const SIMD_PREFIX = 0xfd;
 
 /** The empty block type (a block or loop that leaves nothing on the stack). */
 const VOID = 0x40;
@@ -135,6 +176,28 @@ export class FunctionBody {
     this.code.push(op, alignLog2);
     uleb(offset, this.code);
     return this;
+  }
+
+  /** A SIMD instruction; `memory` gives a load's alignment (log2 bytes) and offset, `lane` a lane index. */
+  simd(op: number, memory?: { align: number; offset?: number }, lane?: number): this {
+    this.code.push(SIMD_PREFIX);
+    uleb(op, this.code);
+    if (memory !== undefined) {
+      this.code.push(memory.align);
+      uleb(memory.offset ?? 0, this.code);
+    }
+    if (lane !== undefined) this.code.push(lane);
+    return this;
+  }
+
+  /** Inserts code recorded elsewhere (see `take`) at `position`: set-up hoisted before a loop. */
+  insert(position: number, code: readonly number[]): void {
+    this.code.splice(position, 0, ...code);
+  }
+
+  /** Removes and returns the code from `position` on. */
+  take(position: number): number[] {
+    return this.code.splice(position);
   }
 
   block(): this {
