@@ -1,6 +1,8 @@
 // Scan drivers over claimed splits (worker.ts, kind 'claimDrivers'): every worker on a stage takes
 // the next split from one shared counter, so each split runs exactly once, in whichever worker
-// claims it, and a stop flag ends the claiming.
+// claims it, and a stop flag ends the claiming. A fragment ending in a partial aggregation feeds
+// all the splits a worker claims into one driver (one partial result per worker), until its
+// groups outgrow a bound; other fragments run one driver per split.
 
 import { describe, expect, it } from 'vitest';
 import type { Split } from '../src/connectors/catalog.js';
@@ -45,12 +47,13 @@ function drivers(response: ReturnType<typeof runWorkerRequest>): readonly Claime
 }
 
 describe('claimed scan splits', () => {
-  it('runs each split left once, with its index, one driver each, and moves the shared counter past the end', () => {
+  it('feeds each split left once into one partial aggregation, reported with the first split, and moves the shared counter past the end', () => {
     const shared = claim(2);
     const first = drivers(runWorkerRequest({ kind: 'claimDrivers', fragment, splits, claim: shared }));
-    expect(first.map((d) => d.split)).toEqual([2, 3, 4, 5]);
-    // Each driver counted its own split's ten rows.
-    for (const d of first) expect(numericValues(d.result.pages[0].columns[0])[0]).toBe(10);
+    expect(first.map((d) => d.split)).toEqual([2]);
+    // One driver counted the ten rows of each of splits 2-5.
+    expect(numericValues(first[0].result?.pages[0].columns[0] ?? columnFromNumbers(INTEGER, [], null, 0))[0]).toBe(40);
+    expect(first[0].result?.stats[0].inputPositions).toBe(40);
     expect(shared[0]).toBeGreaterThanOrEqual(splits.length);
     // A second worker on the same stage finds nothing left.
     expect(drivers(runWorkerRequest({ kind: 'claimDrivers', fragment, splits, claim: shared }))).toEqual([]);
@@ -80,7 +83,7 @@ describe('grouped aggregations over claimed splits', () => {
   const totals = (outcomes: readonly ClaimedOutcome[]): Map<number, number> => {
     const sums = new Map<number, number>();
     for (const o of outcomes)
-      for (const page of o.result.pages) {
+      for (const page of o.result?.pages ?? []) {
         const keys = numericValues(page.columns[0]);
         const counts = numericValues(page.columns[1]);
         for (let i = 0; i < page.length; i++) sums.set(keys[i], (sums.get(keys[i]) ?? 0) + counts[i]);
@@ -88,16 +91,43 @@ describe('grouped aggregations over claimed splits', () => {
     return sums;
   };
 
-  it('give every split its own partial groups (merged in split order, the totals do not depend on which worker ran what)', () => {
+  it('keep one set of partial groups for all the splits a worker claims', () => {
     const outcomes = drivers(runWorkerRequest({ kind: 'claimDrivers', fragment: countByValue, splits: grouped(4, 10_000, 3), claim: claim(0) }));
-    expect(outcomes.map((o) => o.result.pages.reduce((n, p) => n + p.length, 0))).toEqual([3, 3, 3, 3]);
+    expect(outcomes.map((o) => o.result?.pages.reduce((n, p) => n + p.length, 0))).toEqual([3]);
     expect(totals(outcomes)).toEqual(new Map([[0, 13_336], [1, 13_332], [2, 13_332]]));
+  });
+
+  it('hand many groups on once they outgrow the bound, then pass rows through when the grouping does not reduce', () => {
+    // Three splits of 20,000 distinct values each (no value in two splits).
+    const distinct: Split[] = Array.from({ length: 3 }, (_, s) => ({
+      kind: 'pages',
+      pages: [{ length: 20_000, columns: [columnFromNumbers(INTEGER, Array.from({ length: 20_000 }, (_, i) => s * 20_000 + i), null, 20_000)] }],
+      rows: 20_000,
+    }));
+    const outcomes = drivers(runWorkerRequest({ kind: 'claimDrivers', fragment: countByValue, splits: distinct, claim: claim(0) }));
+    // The first split's 20,000 groups closed its driver; the next splits ran one driver each, passed through.
+    expect(outcomes.map((o) => o.split)).toEqual([0, 1, 2]);
+    expect(totals(outcomes).size).toBe(60_000);
+    expect(totals(outcomes).get(59_999)).toBe(1);
   });
 
   it('pass rows through once a split shows the grouping does not reduce', () => {
     const outcomes = drivers(runWorkerRequest({ kind: 'claimDrivers', fragment: countByValue, splits: grouped(3, 10_000, 10_000), claim: claim(0) }));
     expect(totals(outcomes).size).toBe(10_000);
     expect(totals(outcomes).get(9_999)).toBe(3);
+  });
+});
+
+describe('claimed splits of a fragment without aggregation', () => {
+  it('run one driver per split', () => {
+    const filtered: FragmentSpec = {
+      ...fragment,
+      operators: [{ op: 'filterProject', filter: { kind: 'call', name: '$gt', args: [column, { kind: 'literal', value: 13, type: INTEGER }], type: BOOLEAN }, projections: [column] }],
+      outputTypes: [INTEGER],
+    };
+    const outcomes = drivers(runWorkerRequest({ kind: 'claimDrivers', fragment: filtered, splits, claim: claim(1) }));
+    expect(outcomes.map((o) => o.split)).toEqual([1, 2, 3, 4, 5]);
+    expect(outcomes.map((o) => o.result?.pages.reduce((n, p) => n + p.length, 0))).toEqual([6, 10, 10, 10, 10]);
   });
 });
 

@@ -371,9 +371,11 @@ export class QueryExecution {
       // In split order, as drivers one by one would have produced them.
       outcomes.sort((a, b) => a.split - b.split);
       for (const outcome of outcomes) {
-        const result = this.takeOutcome(outcome);
-        task.recordDriver(result);
-        for (const page of result.pages) task.outputBuffer.enqueue(page);
+        // A split fed into another's driver brings only the columns it generated.
+        if (outcome.generated) this.ctx.tpch.store(outcome.generated.cacheKey, outcome.generated.length, outcome.generated.positions, outcome.generated.columns);
+        if (outcome.result === undefined) continue;
+        task.recordDriver(outcome.result);
+        for (const page of outcome.result.pages) task.outputBuffer.enqueue(page);
       }
       this.checkMemory();
     } finally {

@@ -97,6 +97,13 @@ export class Pipeline {
     this.outputStats.finishNanos += nowNanos() - start;
   }
 
+  /** Groups the pipeline's aggregations hold so far (0 without one). */
+  aggregationGroups(): number {
+    let groups = 0;
+    for (const op of this.operators) if (op instanceof HashAggregateOperator) groups += op.groupCount;
+    return groups;
+  }
+
   /** True once a downstream LIMIT is satisfied: the source can stop. */
   isDone(): boolean {
     return this.operators.some((op) => op.isDone());

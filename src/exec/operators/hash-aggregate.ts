@@ -183,6 +183,11 @@ export class HashAggregateOperator implements Operator, SelectionSink, FilterSin
     return entry.inputs;
   }
 
+  /** Groups held so far (a fused block's code rows count once flushed). */
+  get groupCount(): number {
+    return this.hash.groupCount;
+  }
+
   finish(): void {
     const start = nowNanos();
     this.stats.finishCalls++;
