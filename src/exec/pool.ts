@@ -7,12 +7,23 @@ import { createArena } from '../data/arena.js';
 import { builtEntry } from '../util/built-entry.js';
 import type { WorkerRequest, WorkerResponse } from './worker.js';
 
+function arenaOrNull(): WebAssembly.Memory | null {
+  try {
+    return createArena();
+  } catch {
+    return null;
+  }
+}
+
 export class WorkerPool {
   private readonly piscina: Piscina;
   private closed = false;
 
-  /** The column arena the pool's workers allocate cached data in (data/arena.ts); freed with the pool. */
-  readonly arena: WebAssembly.Memory = createArena();
+  /**
+   * The column arena the pool's workers allocate cached data in (data/arena.ts); freed with the
+   * pool. Null when the system refuses its address space (a ulimit -v): kernels then stay in JS.
+   */
+  readonly arena: WebAssembly.Memory | null = arenaOrNull();
 
   constructor(readonly threads: number) {
     this.piscina = new Piscina({
