@@ -160,9 +160,8 @@ describe('wasm filtered aggregation', () => {
     const columns = makeColumns(allocArena);
     const shapes = shapesOf(columns);
     const values = [{ slot: 1, arg: col(1, DOUBLE) }];
-    const global = compileWasmFilteredAggregate('t1', PREDICATES['a date bound (Q1)'], values, shapes, [], [], 2);
-    expect(global?.pairs).toBe(true);
-    expect(compileWasmFilteredAggregate('t1g', PREDICATES['a date bound (Q1)'], values, shapes, [4, 5], [3, 2], 2)?.pairs).toBe(false);
+    expect(compileWasmFilteredAggregate('t1', PREDICATES['a date bound (Q1)'], values, shapes, [], [], 2)?.form).toBe('pairs');
+    expect(compileWasmFilteredAggregate('t1g', PREDICATES['a date bound (Q1)'], values, shapes, [4, 5], [3, 2], 2)?.form).toBe('rows');
     // A nullable column, a dictionary column in a predicate, a function call: declined.
     const nullable = shapes.map((s, i) => (i === 1 ? { ...s, nullable: true } : s));
     expect(compileWasmFilteredAggregate('t2', PREDICATES['a date bound (Q1)'], values, nullable, [], [], 2)).toBeNull();

@@ -11,6 +11,7 @@ import { allocArena, arenaAddress, currentArena } from '../../data/arena.js';
 import type { Expr } from '../../sql/ir.js';
 import type { ColumnShape } from './emit.js';
 import { emitPairLoop, type ColumnLoad } from './wasm-pair-loop.js';
+import { INT32_TYPES, rowEmitter } from './wasm-row-emitter.js';
 import { F64, FunctionBody, I32, I64, kernelModule, Op, Simd, WasmUnsupported, type ValueType } from './wasm-module.js';
 
 /** A value slot of the block and the argument added into it. */
@@ -20,8 +21,8 @@ export interface WasmValueSlot {
 }
 
 export interface WasmFilteredAggregate {
-  /** Whether rows go two at a time (one group, every expression with a vector form). */
-  readonly pairs: boolean;
+  /** How rows are visited: one at a time, or two at a time (one group, every expression with a vector form). */
+  readonly form: 'rows' | 'pairs';
   /**
    * Adds the rows of `cols` the predicate keeps into `block` (block rows by code, `width` slots
    * each) and returns how many it kept; -1, with nothing done, when a column is not in this
@@ -30,10 +31,6 @@ export interface WasmFilteredAggregate {
   update(cols: readonly Column[], n: number, block: Float64Array): number;
 }
 
-const COMPARE_F64: Record<string, number> = { $eq: Op.f64Eq, $ne: Op.f64Ne, $lt: Op.f64Lt, $le: Op.f64Le, $gt: Op.f64Gt, $ge: Op.f64Ge };
-const COMPARE_I32: Record<string, number> = { $eq: Op.i32Eq, $ne: Op.i32Ne, $lt: Op.i32LtS, $le: Op.i32LeS, $gt: Op.i32GtS, $ge: Op.i32GeS };
-const ARITHMETIC_F64: Record<string, number> = { $add: Op.f64Add, $subtract: Op.f64Sub, $multiply: Op.f64Mul, $divide: Op.f64Div };
-const INT32_TYPES = new Set(['integer', 'date']);
 
 /**
  * Per arena (one per thread, but tests install several): its compiled kernels by the JS kernel's
@@ -102,7 +99,6 @@ function build(
   sizes: readonly number[],
   width: number,
 ): WasmFilteredAggregate {
-  // Parameters: n, the block's address, then each column's address.
   const used = new Map<number, ColumnLoad>();
   const noteColumn = (index: number): void => {
     const shape = shapes[index];
@@ -119,6 +115,7 @@ function build(
     used.set(c, 'i32');
   }
   const columns = [...used.keys()];
+  // Parameters: n, the block's address, then each column's.
   const params: ValueType[] = [I32, I32, ...columns.map((): ValueType => I32)];
   const f = new FunctionBody(params);
   const N = 0;
@@ -131,94 +128,14 @@ function build(
   const rowBytes = width * 8;
   const trashOffset = rows * rowBytes;
 
-  // Per row: each column loaded once, each repeated subexpression computed once.
-  const columnLocal = new Map<number, number>();
-  const exprLocal = new Map<string, number>();
-  const loadColumn = (index: number, as: 'f64' | 'i32'): void => {
-    const load = used.get(index) as ColumnLoad;
-    let local = columnLocal.get(index);
-    if (local === undefined) {
-      local = f.local(load === 'f64' ? F64 : I32);
-      columnLocal.set(index, local);
-      f.get(addressParam.get(index) as number).get(i).i32(load === 'f64' ? 3 : 2).op(Op.i32Shl).op(Op.i32Add);
-      f.memory(load === 'f64' ? Op.f64Load : Op.i32Load, load === 'f64' ? 3 : 2).tee(local);
-    } else f.get(local);
-    if (as === 'f64' && load === 'i32') f.op(Op.f64ConvertI32S);
-    else if (as !== load) throw new WasmUnsupported();
-  };
-  const number = (e: Expr): void => {
-    switch (e.kind) {
-      case 'column':
-        loadColumn(e.index, 'f64');
-        return;
-      case 'literal':
-        if (typeof e.value !== 'number' || !Number.isFinite(e.value) || e.type.id === 'decimal') throw new WasmUnsupported();
-        f.f64(e.value);
-        return;
-      case 'call': {
-        if (e.type.id !== 'double' || !e.args.every((a) => a.type.id === 'double' || INT32_TYPES.has(a.type.id))) throw new WasmUnsupported();
-        const text = JSON.stringify(e);
-        const known = exprLocal.get(text);
-        if (known !== undefined) {
-          f.get(known);
-          return;
-        }
-        if (e.name === '$negate' && e.args.length === 1) {
-          number(e.args[0]);
-          f.op(Op.f64Neg);
-        } else {
-          const op = ARITHMETIC_F64[e.name];
-          if (op === undefined || e.args.length !== 2) throw new WasmUnsupported();
-          number(e.args[0]);
-          number(e.args[1]);
-          f.op(op);
-        }
-        const local = f.local(F64);
-        exprLocal.set(text, local);
-        f.tee(local);
-        return;
-      }
-      default:
-        throw new WasmUnsupported();
-    }
-  };
-  const truth = (e: Expr): void => {
-    switch (e.kind) {
-      case 'and':
-      case 'or':
-        e.args.forEach((a, k) => {
-          truth(a);
-          if (k > 0) f.op(e.kind === 'and' ? Op.i32And : Op.i32Or);
-        });
-        return;
-      case 'not':
-        truth(e.arg);
-        f.op(Op.i32Eqz);
-        return;
-      case 'call': {
-        if (e.args.length !== 2 || COMPARE_F64[e.name] === undefined) throw new WasmUnsupported();
-        const [a, b] = e.args;
-        // An int32 column against an int32 literal compares as integers: no conversion per row.
-        if (a.kind === 'column' && used.get(a.index) === 'i32' && b.kind === 'literal' && Number.isInteger(b.value) && (b.value as number) === ((b.value as number) | 0)) {
-          loadColumn(a.index, 'i32');
-          f.i32(b.value as number).op(COMPARE_I32[e.name]);
-          return;
-        }
-        number(a);
-        number(b);
-        f.op(COMPARE_F64[e.name]);
-        return;
-      }
-      default:
-        throw new WasmUnsupported();
-    }
-  };
+  const row = rowEmitter({ f, i, loads: used, address: addressParam });
+  const { number, truth } = row;
 
   // Grouped: a row adds into its code's block row, a rejected row into the trash row after them.
   // One group: sums in locals (masked by the predicate), written into the block once.
   const sums = groups === 0 ? values.map(() => f.local(F64)) : [];
   const kept = groups === 0 ? f.local(I32) : -1;
-  const row = f.local(I32);
+  const blockRow = f.local(I32);
   // One group: rows two at a time first, when every expression has a vector form.
   let pairs: { count: number; sums: number[] } | null = null;
   if (groups === 0) {
@@ -252,12 +169,12 @@ function build(
     // Horner's rule over the dictionary indices, as the JS kernel's codeOf.
     codeColumns.forEach((c, k) => {
       if (k > 0) f.i32(sizes[k]).op(Op.i32Mul);
-      loadColumn(c, 'i32');
+      row.column(c, 'i32');
       if (k > 0) f.op(Op.i32Add);
     });
-    f.i32(rowBytes).op(Op.i32Mul).i32(trashOffset).get(keep).op(Op.select).get(BLK).op(Op.i32Add).set(row);
+    f.i32(rowBytes).op(Op.i32Mul).i32(trashOffset).get(keep).op(Op.select).get(BLK).op(Op.i32Add).set(blockRow);
     const add = (slot: number, value: () => void): void => {
-      f.get(row).get(row).memory(Op.f64Load, 3, slot * 8);
+      f.get(blockRow).get(blockRow).memory(Op.f64Load, 3, slot * 8);
       value();
       f.op(Op.f64Add).memory(Op.f64Store, 3, slot * 8);
     };
@@ -284,7 +201,7 @@ function build(
   const blockSlots = (groups === 0 ? 1 : rows + 1) * width;
   const args: number[] = new Array<number>(2 + columns.length).fill(0);
   return {
-    pairs: pairs !== null,
+    form: pairs !== null ? 'pairs' : 'rows',
     update(cols, n, block) {
       for (let k = 0; k < columns.length; k++) {
         const col = cols[columns[k]];
