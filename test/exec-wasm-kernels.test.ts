@@ -9,8 +9,11 @@ import { allocArena, arenaAddress, createArena, installArena } from '../src/data
 import { allocShared, type Column } from '../src/data/page.js';
 import { BOOLEAN, DATE, DOUBLE, INTEGER, VARCHAR, type SqlType } from '../src/data/types.js';
 import { compileFilteredAggregateUpdate, type AggregateUpdateOp } from '../src/exec/compile/aggregate-kernels.js';
+import { compileFilter } from '../src/exec/compile/compile.js';
+import { compileWasmFilter } from '../src/exec/compile/wasm-filter.js';
 import type { ColumnShape } from '../src/exec/compile/emit.js';
-import { compileWasmFilteredAggregate, setWasmKernels } from '../src/exec/compile/wasm-aggregate.js';
+import { compileWasmFilteredAggregate } from '../src/exec/compile/wasm-aggregate.js';
+import { setWasmKernels } from '../src/exec/compile/wasm-kernels.js';
 import type { Expr } from '../src/sql/ir.js';
 
 const col = (index: number, type: SqlType): Expr => ({ kind: 'column', index, type });
@@ -66,11 +69,12 @@ describe('column arena', () => {
   });
 });
 
-const n = 4099; // not a multiple of anything the kernels might unroll by
+const ROWS = 4099; // not a multiple of anything the kernels might unroll by
+const n = ROWS;
 const dictStrings = ['A', 'N', 'R'];
 
 /** Columns: 0 date, 1 double (with NaN, ±Infinity, -0), 2 double, 3 integer, 4 dictionary (3 values), 5 dictionary (2 values). */
-function makeColumns(alloc: typeof allocArena): Column[] {
+function makeColumns(alloc: typeof allocArena, n = ROWS): Column[] {
   const dates = alloc(Int32Array, n);
   const x = alloc(Float64Array, n);
   const y = alloc(Float64Array, n);
@@ -188,5 +192,46 @@ describe('wasm filtered aggregation', () => {
     const viaJs = aggregate(outside, predicate, [4, 5], true);
     expect(viaJs.kept).toBe(viaArena.kept);
     expect([...viaJs.block]).toEqual([...viaArena.block]);
+  });
+});
+
+describe('wasm filter', () => {
+  /** The rows a filter kernel selects from the columns, in wasm (arena columns) or JS. */
+  const select = (columns: readonly Column[], predicate: Expr, wasm: boolean): number[] => {
+    setWasmKernels(wasm);
+    const rows = columns[0].length;
+    const sel = new Int32Array(rows);
+    const count = compileFilter(predicate, shapesOf(columns))(columns, rows, sel);
+    return [...sel.subarray(0, count)];
+  };
+
+  it('selects exactly the rows the JS kernel selects, over chunk boundaries (NaN and -0 included)', () => {
+    installArena(createArena());
+    const columns = makeColumns(allocArena, 140_001); // two 65,536-row chunks and a rest
+    expect(compileWasmFilter('f1', PREDICATES['a date bound (Q1)'], shapesOf(columns))).not.toBeNull();
+    for (const [name, predicate] of Object.entries(PREDICATES)) {
+      const wasm = select(columns, predicate, true);
+      const js = select(columns, predicate, false);
+      expect(wasm.length, name).toBe(js.length);
+      expect(wasm.length, name).toBeGreaterThan(0);
+      expect(wasm.length, name).toBeLessThan(140_001);
+      expect(wasm, name).toEqual(js);
+    }
+  });
+
+  it('leaves the scratch region zeroed for the aggregation kernels, and pages outside the arena to JS', () => {
+    installArena(createArena());
+    const columns = makeColumns(allocArena);
+    const predicate = PREDICATES['a random half of the rows'];
+    select(columns, predicate, true);
+    // An aggregation after a filter in the same arena still adds exactly what JS adds.
+    const wasm = aggregate(columns, PREDICATES['a date bound (Q1)'], [4, 5], true);
+    const js = aggregate(columns, PREDICATES['a date bound (Q1)'], [4, 5], false);
+    expect([...wasm.block]).toEqual([...js.block]);
+    const outside = makeColumns((ctor, length) => allocShared(ctor, length));
+    setWasmKernels(true);
+    const kernel = compileWasmFilter('f2', predicate, shapesOf(outside));
+    expect(kernel?.run(outside, n, new Int32Array(n))).toBe(-1);
+    expect(select(outside, predicate, true)).toEqual(select(columns, predicate, false));
   });
 });

@@ -7,6 +7,7 @@ import type { SqlType } from '../../data/types.js';
 import type { Expr } from '../../sql/ir.js';
 import { dictionaryPredicateColumn, KernelBuilder, paren, provideDictionaryMasks, type ColumnShape, type DictionaryMasks } from './emit.js';
 import { runtime, type Runtime } from './runtime.js';
+import { compileWasmFilter } from './wasm-filter.js';
 
 export type FilterKernel = (cols: readonly Column[], n: number, sel: Int32Array) => number;
 
@@ -235,7 +236,16 @@ export function compileFilter(predicate: Expr, shapes: readonly ColumnShape[]): 
     ];
     return { source: lines.join('\n'), consts: b.consts };
   });
-  const kernel = ((cols: readonly Column[], n: number, sel: Int32Array) => fn(cols, n, sel, runtime, consts)) as FilterKernel & { source: string };
+  // The same filter in WebAssembly, when every column it reads lies in the column arena.
+  const wasm = compileWasmFilter(key, predicate, shapes);
+  const kernel = (
+    wasm === null
+      ? (cols: readonly Column[], n: number, sel: Int32Array) => fn(cols, n, sel, runtime, consts)
+      : (cols: readonly Column[], n: number, sel: Int32Array) => {
+          const count = wasm.run(cols, n, sel);
+          return count >= 0 ? count : fn(cols, n, sel, runtime, consts);
+        }
+  ) as FilterKernel & { source: string };
   Object.defineProperty(kernel, 'source', { value: source });
   return kernel;
 }

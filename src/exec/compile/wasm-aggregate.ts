@@ -7,10 +7,10 @@
 // on doubles, comparisons and AND/OR/NOT, keyed by small dictionaries' indices or by nothing.
 
 import type { Column } from '../../data/page.js';
-import { allocArena, arenaAddress, currentArena } from '../../data/arena.js';
 import type { Expr } from '../../sql/ir.js';
 import type { ColumnShape } from './emit.js';
-import { emitPairLoop, type ColumnLoad } from './wasm-pair-loop.js';
+import { arenaKernel, columnAddresses, scratchBlock, type ColumnLoad } from './wasm-kernels.js';
+import { emitPairLoop } from './wasm-pair-loop.js';
 import { INT32_TYPES, rowEmitter } from './wasm-row-emitter.js';
 import { F64, FunctionBody, I32, I64, kernelModule, Op, Simd, WasmUnsupported, type ValueType } from './wasm-module.js';
 
@@ -33,34 +33,6 @@ export interface WasmFilteredAggregate {
 
 
 /**
- * Per arena (one per thread, but tests install several): its compiled kernels by the JS kernel's
- * cache key (null: declined), and the zeroed block in it that kernels add into.
- */
-interface ArenaKernels {
-  readonly compiled: Map<string, WasmFilteredAggregate | null>;
-  scratch: Float64Array | null;
-}
-
-const byArena = new WeakMap<WebAssembly.Memory, ArenaKernels>();
-
-function kernelsOf(memory: WebAssembly.Memory): ArenaKernels {
-  let state = byArena.get(memory);
-  if (state === undefined) {
-    state = { compiled: new Map(), scratch: null };
-    byArena.set(memory, state);
-  }
-  return state;
-}
-
-/** WASM_KERNELS=off keeps every kernel in JS (to compare the two). */
-let enabled = process.env.WASM_KERNELS !== 'off';
-
-/** Turns wasm kernels on or off in this thread (tests compare both forms). */
-export function setWasmKernels(on: boolean): void {
-  enabled = on;
-}
-
-/**
  * The wasm form of a filtered fused aggregation, or null when this thread has no arena or the
  * expressions are outside what it compiles. `codeColumns`/`sizes` are the dictionary key columns
  * (none: one group); `width` the block row's slots, slot 0 counting the rows kept.
@@ -74,20 +46,7 @@ export function compileWasmFilteredAggregate(
   sizes: readonly number[],
   width: number,
 ): WasmFilteredAggregate | null {
-  const arena = currentArena();
-  if (arena === null || !enabled) return null;
-  const { compiled } = kernelsOf(arena.memory);
-  let kernel = compiled.get(key);
-  if (kernel === undefined) {
-    try {
-      kernel = build(arena.memory, predicate, values, shapes, codeColumns, sizes, width);
-    } catch (e) {
-      if (!(e instanceof WasmUnsupported)) throw e;
-      kernel = null;
-    }
-    compiled.set(key, kernel);
-  }
-  return kernel;
+  return arenaKernel(`AF|${key}`, (memory) => build(memory, predicate, values, shapes, codeColumns, sizes, width));
 }
 
 function build(
@@ -203,15 +162,7 @@ function build(
   return {
     form: pairs !== null ? 'pairs' : 'rows',
     update(cols, n, block) {
-      for (let k = 0; k < columns.length; k++) {
-        const col = cols[columns[k]];
-        const data = col.kind === 'fixed' ? col.values : col.kind === 'dict' ? col.indices : null;
-        const expected = used.get(columns[k]) === 'f64' ? Float64Array : Int32Array;
-        if (data === null || !(data instanceof expected) || data.length < n) return -1;
-        const address = arenaAddress(data);
-        if (address < 0) return -1;
-        args[2 + k] = address;
-      }
+      if (!columnAddresses(cols, columns, used, n, args, 2)) return -1;
       const scratch = scratchBlock(memory, blockSlots);
       if (scratch === null) return -1;
       args[0] = n;
@@ -235,16 +186,4 @@ function walkColumns(e: Expr, visit: (index: number) => void): void {
   if (e.kind === 'column') visit(e.index);
   else if (e.kind === 'call' || e.kind === 'and' || e.kind === 'or') e.args.forEach((a) => walkColumns(a, visit));
   else if (e.kind === 'not') walkColumns(e.arg, visit);
-}
-
-/** The arena's zeroed block of at least `slots` (grown by allocating anew); null when the arena is full. */
-function scratchBlock(memory: WebAssembly.Memory, slots: number): Float64Array | null {
-  const state = kernelsOf(memory);
-  if (state.scratch === null || state.scratch.length < slots) {
-    const block = allocArena(Float64Array, Math.max(slots, 1024));
-    // The arena is full: the block is on a buffer of its own, out of a kernel's reach.
-    if (arenaAddress(block) < 0) return null;
-    state.scratch = block;
-  }
-  return state.scratch;
 }

@@ -23,6 +23,7 @@ export const Op = {
   localTee: 0x22,
   i32Load: 0x28,
   f64Load: 0x2b,
+  i32Store: 0x36,
   f64Store: 0x39,
   i32Const: 0x41,
   f64Const: 0x44,
@@ -266,13 +267,15 @@ const MAX_PAGES = 65536;
 
 /**
  * A module importing a shared memory as `env.memory` and exporting `fn` as `kernel`, a function of
- * `fn.params` returning nothing.
+ * `fn.params` returning `results`.
  */
-export function kernelModule(fn: FunctionBody): Uint8Array {
+export function kernelModule(fn: FunctionBody, results: readonly ValueType[] = []): Uint8Array {
   const out = [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00];
   const types: number[] = [1, 0x60];
   uleb(fn.params.length, types);
-  types.push(...fn.params, 0);
+  types.push(...fn.params);
+  uleb(results.length, types);
+  types.push(...results);
   section(1, types, out);
   const imports: number[] = [1];
   name('env', imports);

@@ -4,10 +4,9 @@
 // sum up to rounding). The row loop after it takes the odd last row.
 
 import type { Expr } from '../../sql/ir.js';
+import type { ColumnLoad } from './wasm-kernels.js';
 import { FunctionBody, Op, Simd, V128, WasmUnsupported } from './wasm-module.js';
 
-/** How a column is read: its values as f64 (8-byte loads) or i32 (4-byte loads). */
-export type ColumnLoad = 'f64' | 'i32';
 
 export interface PairLoopContext {
   readonly f: FunctionBody;

@@ -4,7 +4,7 @@
 // dominates the others).
 
 import type { Expr } from '../../sql/ir.js';
-import type { ColumnLoad } from './wasm-pair-loop.js';
+import type { ColumnLoad } from './wasm-kernels.js';
 import { F64, I32, Op, WasmUnsupported, type FunctionBody } from './wasm-module.js';
 
 export interface RowContext {
