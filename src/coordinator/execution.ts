@@ -20,7 +20,7 @@ import { nowNanos } from '../exec/metrics.js';
 import { adaptPartialAggregation, operatorOutputTypes, Pipeline, runPipeline, type DriverResult } from '../exec/pipeline.js';
 import type { WorkerPool } from '../exec/pool.js';
 import { isBlocking, type FragmentSpec } from '../exec/specs.js';
-import type { ClaimedOutcome, DriverOutcome, WorkerRequest } from '../exec/worker.js';
+import type { ClaimedOutcome, DriverOutcome, GeneratedColumns, WorkerRequest } from '../exec/worker.js';
 import type { BuildInput, QueryPlan, StagePlan } from '../sql/fragment.js';
 import { EngineError, toEngineError } from '../util/engine-error.js';
 import { droppedSharedBytes } from '../util/shared-garbage.js';
@@ -322,8 +322,12 @@ export class QueryExecution {
 
   /** A driver's result, after caching the columns it generated. */
   private takeOutcome({ result, generated }: DriverOutcome): DriverResult {
-    if (generated) this.ctx.tpch.store(generated.cacheKey, generated.length, generated.positions, generated.columns);
+    this.storeGenerated(generated);
     return result;
+  }
+
+  private storeGenerated(generated: GeneratedColumns | undefined): void {
+    if (generated) this.ctx.tpch.store(generated.cacheKey, generated.length, generated.positions, generated.columns);
   }
 
   private async runSourceTask(stage: StagePlan, task: SqlTask, joins: Joins): Promise<void> {
@@ -372,7 +376,7 @@ export class QueryExecution {
       outcomes.sort((a, b) => a.split - b.split);
       for (const outcome of outcomes) {
         // A split fed into another's driver brings only the columns it generated.
-        if (outcome.generated) this.ctx.tpch.store(outcome.generated.cacheKey, outcome.generated.length, outcome.generated.positions, outcome.generated.columns);
+        this.storeGenerated(outcome.generated);
         if (outcome.result === undefined) continue;
         task.recordDriver(outcome.result);
         for (const page of outcome.result.pages) task.outputBuffer.enqueue(page);

@@ -11,7 +11,7 @@ import type { Expr } from '../../sql/ir.js';
 import type { ColumnShape } from './emit.js';
 import { arenaKernel, columnAddresses, scratchBlock, type ColumnLoad } from './wasm-kernels.js';
 import { emitPairLoop } from './wasm-pair-loop.js';
-import { INT32_TYPES, rowEmitter } from './wasm-row-emitter.js';
+import { expressionEmitter, noteColumns, SCALAR_LANES } from './wasm-expressions.js';
 import { F64, FunctionBody, I32, I64, kernelModule, Op, Simd, WasmUnsupported, type ValueType } from './wasm-module.js';
 
 /** A value slot of the block and the argument added into it. */
@@ -46,28 +46,22 @@ export function compileWasmFilteredAggregate(
   sizes: readonly number[],
   width: number,
 ): WasmFilteredAggregate | null {
-  return arenaKernel(`AF|${key}`, (memory) => build(memory, predicate, values, shapes, codeColumns, sizes, width));
+  return arenaKernel(`AF|${key}`, (memory) => build(memory, { predicate, values, shapes, codeColumns, sizes, width }));
 }
 
-function build(
-  memory: WebAssembly.Memory,
-  predicate: Expr,
-  values: readonly WasmValueSlot[],
-  shapes: readonly ColumnShape[],
-  codeColumns: readonly number[],
-  sizes: readonly number[],
-  width: number,
-): WasmFilteredAggregate {
+interface AggregateSpec {
+  readonly predicate: Expr;
+  readonly values: readonly WasmValueSlot[];
+  readonly shapes: readonly ColumnShape[];
+  readonly codeColumns: readonly number[];
+  readonly sizes: readonly number[];
+  readonly width: number;
+}
+
+function build(memory: WebAssembly.Memory, { predicate, values, shapes, codeColumns, sizes, width }: AggregateSpec): WasmFilteredAggregate {
   const used = new Map<number, ColumnLoad>();
-  const noteColumn = (index: number): void => {
-    const shape = shapes[index];
-    if (shape === undefined || shape.nullable || shape.kind !== 'fixed') throw new WasmUnsupported();
-    if (shape.type.id === 'double') used.set(index, 'f64');
-    else if (INT32_TYPES.has(shape.type.id)) used.set(index, 'i32');
-    else throw new WasmUnsupported();
-  };
-  walkColumns(predicate, noteColumn);
-  for (const v of values) walkColumns(v.arg, noteColumn);
+  noteColumns(predicate, shapes, used);
+  for (const v of values) noteColumns(v.arg, shapes, used);
   for (const c of codeColumns) {
     const shape = shapes[c];
     if (shape === undefined || shape.kind !== 'dict' || shape.nullable) throw new WasmUnsupported();
@@ -87,7 +81,7 @@ function build(
   const rowBytes = width * 8;
   const trashOffset = rows * rowBytes;
 
-  const row = rowEmitter({ f, i, loads: used, address: addressParam });
+  const row = expressionEmitter({ f, i, loads: used, address: addressParam }, SCALAR_LANES);
   const { number, truth } = row;
 
   // Grouped: a row adds into its code's block row, a rejected row into the trash row after them.
@@ -128,7 +122,7 @@ function build(
     // Horner's rule over the dictionary indices, as the JS kernel's codeOf.
     codeColumns.forEach((c, k) => {
       if (k > 0) f.i32(sizes[k]).op(Op.i32Mul);
-      row.column(c, 'i32');
+      row.raw(c);
       if (k > 0) f.op(Op.i32Add);
     });
     f.i32(rowBytes).op(Op.i32Mul).i32(trashOffset).get(keep).op(Op.select).get(BLK).op(Op.i32Add).set(blockRow);
@@ -180,10 +174,4 @@ function build(
       return keptRows;
     },
   };
-}
-
-function walkColumns(e: Expr, visit: (index: number) => void): void {
-  if (e.kind === 'column') visit(e.index);
-  else if (e.kind === 'call' || e.kind === 'and' || e.kind === 'or') e.args.forEach((a) => walkColumns(a, visit));
-  else if (e.kind === 'not') walkColumns(e.arg, visit);
 }

@@ -9,8 +9,8 @@ import type { Column } from '../../data/page.js';
 import type { Expr } from '../../sql/ir.js';
 import type { ColumnShape } from './emit.js';
 import { arenaKernel, columnAddresses, scratchBlock, type ColumnLoad } from './wasm-kernels.js';
-import { FunctionBody, I32, kernelModule, Op, WasmUnsupported, type ValueType } from './wasm-module.js';
-import { INT32_TYPES, rowEmitter } from './wasm-row-emitter.js';
+import { FunctionBody, I32, kernelModule, Op, type ValueType } from './wasm-module.js';
+import { expressionEmitter, noteColumns, SCALAR_LANES } from './wasm-expressions.js';
 
 /** Rows per call: the selection vector (4 bytes a row) stays in the second-level cache. */
 const CHUNK = 1 << 16;
@@ -27,17 +27,7 @@ export function compileWasmFilter(key: string, predicate: Expr, shapes: readonly
 
 function build(memory: WebAssembly.Memory, predicate: Expr, shapes: readonly ColumnShape[]): WasmFilter {
   const loads = new Map<number, ColumnLoad>();
-  const note = (e: Expr): void => {
-    if (e.kind === 'column') {
-      const shape = shapes[e.index];
-      if (shape === undefined || shape.nullable || shape.kind !== 'fixed') throw new WasmUnsupported();
-      if (shape.type.id === 'double') loads.set(e.index, 'f64');
-      else if (INT32_TYPES.has(shape.type.id)) loads.set(e.index, 'i32');
-      else throw new WasmUnsupported();
-    } else if (e.kind === 'call' || e.kind === 'and' || e.kind === 'or') e.args.forEach(note);
-    else if (e.kind === 'not') note(e.arg);
-  };
-  note(predicate);
+  noteColumns(predicate, shapes, loads);
   const columns = [...loads.keys()];
   // Parameters: the first row, the row after the last, the selection vector's address, then each column's.
   const params: ValueType[] = [I32, I32, I32, ...columns.map((): ValueType => I32)];
@@ -49,7 +39,7 @@ function build(memory: WebAssembly.Memory, predicate: Expr, shapes: readonly Col
   const i = f.local(I32);
   const count = f.local(I32);
   const keep = f.local(I32);
-  const row = rowEmitter({ f, i, loads, address });
+  const row = expressionEmitter({ f, i, loads, address }, SCALAR_LANES);
   f.get(START).set(i);
   f.block().loop();
   f.get(i).get(END).op(Op.i32GeU).brIf(1);

@@ -135,27 +135,28 @@ export class FunctionBody {
     return this.params.length + this.locals.length - 1;
   }
 
+  /** An instruction with one unsigned immediate (a local index, a branch depth). */
+  private withImmediate(code: number, immediate: number): this {
+    this.code.push(code);
+    uleb(immediate, this.code);
+    return this;
+  }
+
   op(code: number): this {
     this.code.push(code);
     return this;
   }
 
   get(index: number): this {
-    this.code.push(Op.localGet);
-    uleb(index, this.code);
-    return this;
+    return this.withImmediate(Op.localGet, index);
   }
 
   set(index: number): this {
-    this.code.push(Op.localSet);
-    uleb(index, this.code);
-    return this;
+    return this.withImmediate(Op.localSet, index);
   }
 
   tee(index: number): this {
-    this.code.push(Op.localTee);
-    uleb(index, this.code);
-    return this;
+    return this.withImmediate(Op.localTee, index);
   }
 
   i32(value: number): this {
@@ -217,15 +218,11 @@ export class FunctionBody {
   }
 
   br(depth: number): this {
-    this.code.push(Op.br);
-    uleb(depth, this.code);
-    return this;
+    return this.withImmediate(Op.br, depth);
   }
 
   brIf(depth: number): this {
-    this.code.push(Op.brIf);
-    uleb(depth, this.code);
-    return this;
+    return this.withImmediate(Op.brIf, depth);
   }
 
   /** The body as the code section encodes it: its size, local declarations, code and final end. */
