@@ -2,7 +2,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { dictionaryColumn, type Page, type VarcharColumn } from '../src/data/page.js';
-import { BIGINT, decimal, DOUBLE, INTEGER, VARCHAR, type SqlType } from '../src/data/types.js';
+import { BIGINT, BOOLEAN, decimal, DOUBLE, INTEGER, VARCHAR, type SqlType } from '../src/data/types.js';
 import { HashAggregateOperator } from '../src/exec/operators/hash-aggregate.js';
 import type { Expr } from '../src/sql/ir.js';
 import { createAccumulator, rowStates } from '../src/exec/aggregates.js';
@@ -158,6 +158,51 @@ describe('fused aggregation', () => {
     close(expected(pages, -1, null), run(-1, pages, null));
     const some = (i: number): boolean => i % 3 === 2 || i % 11 === 0;
     close(expected(pages, -1, some), run(-1, pages, some));
+  });
+
+  it('reuses a filtered kernel from page to page only while shapes and dictionary sizes stay the same', () => {
+    const specs = [groupSpec('count_star', null, null, BIGINT), groupSpec('sum', 2, DOUBLE, DOUBLE)];
+    const outputs: Page[] = [];
+    const op = new HashAggregateOperator(1, 'single', [0], specs, types, (p) => outputs.push(p));
+    const identity = types.map((type, index): Expr => ({ kind: 'column', index, type }));
+    const positive = (i: number, values: Float64Array | readonly number[]): boolean => values[i] > 0;
+    const predicate: Expr = { kind: 'call', name: '$gt', args: [identity[2], { kind: 'literal', value: 0, type: DOUBLE }], type: BOOLEAN };
+    const shapesOf = (p: Page) => p.columns.map((c) => ({ kind: c.kind, type: c.type, nullable: c.validity !== null }));
+    const three = columnFromStrings(VARCHAR, ['x', 'y', 'z'], 3);
+    const four = columnFromStrings(VARCHAR, ['w', 'x', 'y', 'z'], 4);
+    const withNulls = (p: Page): Page => ({ ...p, columns: p.columns.map((c, k) => (k === 2 ? columnFromNumbers(DOUBLE, [...numericValues(c)], Array.from({ length: n }, (_, i) => (i % 9 === 0 ? 1 : 0)), n) : c)) });
+    // Four keys on the last page: a kernel reused from a three-key page would add code 3 elsewhere.
+    const last = page(four, 0);
+    const pages = [page(three, 0), page(three, 4), withNulls(page(three, 1)), { ...last, columns: [dictionaryColumn(VARCHAR, Int32Array.from({ length: n }, (_, i) => i % 4), four as VarcharColumn), ...last.columns.slice(1)] }];
+    const want = new Map<string, [number, number]>();
+    for (const p of pages) {
+      const keys = stringValues(p.columns[0]);
+      const values = numericValues(p.columns[2]);
+      const nulls = nullFlags(p.columns[2]);
+      const rows: number[] = [];
+      for (let i = 0; i < n; i++) {
+        if (nulls?.[i] === 1 || !positive(i, values)) continue;
+        rows.push(i);
+        const g = want.get(keys[i]) ?? [0, 0];
+        want.set(keys[i], [g[0] + 1, g[1] + values[i]]);
+      }
+      const done = op.addFiltered(p, predicate, identity, shapesOf(p));
+      if (p === pages[2]) expect(done).toBeNull(); // a NULLable argument: no fused filtered kernel
+      else expect(done?.kept).toBe(rows.length);
+      if (done === null) op.addSelected(p, Int32Array.from(rows), rows.length, identity, shapesOf(p));
+    }
+    op.finish();
+    const got = new Map<string, [number, number]>();
+    for (const out of outputs) {
+      const keys = stringValues(out.columns[0]);
+      const [count, sum] = [numericValues(out.columns[1]), numericValues(out.columns[2])];
+      keys.forEach((k, r) => got.set(k, [count[r], sum[r]]));
+    }
+    expect([...got.keys()].sort()).toEqual(['w', 'x', 'y', 'z']);
+    for (const [k, [count, sum]] of want) {
+      expect(got.get(k)?.[0]).toBe(count);
+      expect(got.get(k)?.[1]).toBeCloseTo(sum, 6);
+    }
   });
 
   it('leaves FILTER and DISTINCT aggregates to the per-aggregate path', () => {

@@ -7,6 +7,7 @@
 
 import { sameDictionary, type Column, type DictionaryColumn } from '../data/page.js';
 import type { Expr } from '../sql/ir.js';
+import { typeEquals } from '../data/types.js';
 import type { Accumulator, FusedPart } from './aggregates.js';
 import { compileAggregateUpdate, compileFilteredAggregateUpdate, type AggregateUpdateKernel, type BlockRowSource, type FilteredAggregateUpdateKernel } from './compile/aggregate-kernels.js';
 import type { ColumnShape } from './compile/emit.js';
@@ -25,6 +26,12 @@ export class FusedAggregation {
   private selectFirst = false;
   /** In code mode: the dictionary key columns the codes index (null: rows are group ids). */
   private codeKeys: readonly DictionaryColumn[] | null = null;
+  /**
+   * The filtered kernel of the last page and what it was looked up for: the next page of the same
+   * shapes reuses it without building the lookup's key (~20 us a page: a memory table's pages
+   * of a few thousand rows paid it again and again).
+   */
+  private lastFiltered: { predicate: Expr; args: readonly (Expr | null)[]; keyIndexes: readonly number[]; shapes: readonly ColumnShape[]; sizes: readonly number[]; kernel: FilteredAggregateUpdateKernel } | null = null;
 
   /** Each accumulator's fused operation; null when one has no fused form. */
   private readonly ops: readonly FusedPart['op'][] | null;
@@ -87,8 +94,14 @@ export class FusedAggregation {
     const codeKeys = smallDictionaries(keys);
     if (codeKeys === null || this.selectFirst) return -1;
     const sizes = codeKeys.map((c) => c.dictionary.length);
-    const kernel = compileFilteredAggregateUpdate(predicate, args, this.ops as FusedPart['op'][], shapes, { kind: 'codes', columns: keyIndexes, sizes });
-    if (kernel === null) return -1;
+    const last = this.lastFiltered;
+    let kernel: FilteredAggregateUpdateKernel | null;
+    if (last !== null && last.predicate === predicate && last.args === args && sameNumbers(last.keyIndexes, keyIndexes) && sameNumbers(last.sizes, sizes) && sameShapes(last.shapes, shapes)) kernel = last.kernel;
+    else {
+      kernel = compileFilteredAggregateUpdate(predicate, args, this.ops as FusedPart['op'][], shapes, { kind: 'codes', columns: keyIndexes, sizes });
+      if (kernel === null) return -1;
+      this.lastFiltered = { predicate, args, keyIndexes, shapes, sizes, kernel };
+    }
     const blockRows = sizes.reduce((a, b) => a * b, 1);
     // One more row: the trash row the kernel adds rejected rows into (and clears).
     this.prepareBlock(kernel, codeKeys, blockRows + 1);
@@ -187,4 +200,22 @@ function smallDictionaries(keys: readonly Column[]): DictionaryColumn[] | null {
 function sameDictionaries(a: readonly DictionaryColumn[] | null, b: readonly DictionaryColumn[] | null): boolean {
   if (a === null || b === null) return a === b;
   return a.length === b.length && a.every((c, k) => sameDictionary(c.dictionary, b[k].dictionary));
+}
+
+function sameNumbers(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** Shapes a kernel compiled for one could not tell from the other's (kind, type, nullability). */
+function sameShapes(a: readonly ColumnShape[], b: readonly ColumnShape[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i];
+    const y = b[i];
+    if (x.kind !== y.kind || x.nullable !== y.nullable || (x.type !== y.type && !typeEquals(x.type, y.type))) return false;
+  }
+  return true;
 }
