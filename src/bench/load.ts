@@ -3,11 +3,16 @@
 // machine, served from the same main thread our server uses).
 import { Worker } from 'node:worker_threads';
 import type { LoadResult, LoadScenario } from './load-worker.js';
+import { mainThreadCpuMs } from './thread-cpu.js';
 
 export type { LoadResult } from './load-worker.js';
 
-export function runLoad(scenario: LoadScenario): Promise<LoadResult> {
-  return new Promise((resolve, reject) => {
+/** A scenario's result, with the CPU the main thread (the server under test) spent per HTTP request. */
+export type MeasuredLoad = LoadResult & { readonly serverCpuUsPerRequest?: number };
+
+export async function runLoad(scenario: LoadScenario): Promise<MeasuredLoad> {
+  const cpuBefore = mainThreadCpuMs();
+  const result = await new Promise<LoadResult>((resolve, reject) => {
     const worker = new Worker(new URL('./load-worker.js', import.meta.url), { workerData: scenario });
     worker.once('message', (m: { ok: true; result: LoadResult } | { ok: false; error: string }) => {
       void worker.terminate();
@@ -16,6 +21,9 @@ export function runLoad(scenario: LoadScenario): Promise<LoadResult> {
     });
     worker.once('error', reject);
   });
+  const cpuAfter = mainThreadCpuMs();
+  if (cpuBefore === null || cpuAfter === null || result.requests === 0) return result;
+  return { ...result, serverCpuUsPerRequest: ((cpuAfter - cpuBefore) * 1000) / result.requests };
 }
 
 interface UwsApp {
@@ -39,13 +47,15 @@ export async function startBareServer(): Promise<{ url: string; close(): void }>
 }
 
 export interface ProtocolResults {
-  readonly trivial: LoadResult;
-  readonly tpch?: LoadResult;
-  readonly bare: LoadResult;
+  readonly trivial: MeasuredLoad;
+  readonly tpch?: MeasuredLoad;
+  readonly bare: MeasuredLoad;
   /** Our time per HTTP request over the bare reply's (bare req/s ÷ our req/s). */
   readonly perRequestOverhead: number;
   /** Our time per complete SELECT 1 (POST + every GET) over one bare reply's. */
   readonly perQueryOverhead: number;
+  /** Our server thread's CPU per HTTP request over the bare server's (where /proc tells). */
+  readonly cpuPerRequestOverhead?: number;
 }
 
 export interface LoadOptions {
@@ -65,7 +75,7 @@ export async function protocolLoad(baseUrl: string, o: LoadOptions): Promise<Pro
   await runLoad(warm(statement('SELECT 1', 'SELECT 1', 'tiny')));
   o.onStep?.('load: SELECT 1');
   const trivial = await runLoad(statement('SELECT 1', 'SELECT 1', 'tiny'));
-  let tpch: LoadResult | undefined;
+  let tpch: MeasuredLoad | undefined;
   if (o.tpch) {
     const s = statement(o.tpch.label, o.tpch.sql, o.tpch.schema);
     o.onStep?.(`load: ${o.tpch.label} (warm-up)`);
@@ -74,7 +84,7 @@ export async function protocolLoad(baseUrl: string, o: LoadOptions): Promise<Pro
     tpch = await runLoad(s);
   }
   const bareServer = await startBareServer();
-  let bare: LoadResult;
+  let bare: MeasuredLoad;
   try {
     const s: LoadScenario = { kind: 'plain', name: 'bare uWS hello', url: bareServer.url, ...common };
     o.onStep?.('load: bare uWS (warm-up)');
@@ -90,5 +100,7 @@ export async function protocolLoad(baseUrl: string, o: LoadOptions): Promise<Pro
     bare,
     perRequestOverhead: bare.requestsPerSecond / trivial.requestsPerSecond,
     perQueryOverhead: bare.requestsPerSecond / (trivial.queriesPerSecond ?? NaN),
+    cpuPerRequestOverhead:
+      trivial.serverCpuUsPerRequest !== undefined && bare.serverCpuUsPerRequest !== undefined ? trivial.serverCpuUsPerRequest / bare.serverCpuUsPerRequest : undefined,
   };
 }

@@ -126,7 +126,7 @@ export function loadTable(results: BenchResults): string {
   const l = results.load;
   if (!l) return '';
   const conns = l.trivial.connections;
-  const t = table(['scenario', 'queries/s', 'query p50', 'query p99', 'HTTP req/s', 'req p50', 'req p99', 'failed / non-2xx']);
+  const t = table(['scenario', 'queries/s', 'query p50', 'query p99', 'HTTP req/s', 'req p50', 'req p99', 'server CPU / req', 'failed / non-2xx']);
   for (const r of [l.trivial, l.tpch, l.bare]) {
     if (!r) continue;
     t.push([
@@ -137,13 +137,15 @@ export function loadTable(results: BenchResults): string {
       r.requestsPerSecond.toFixed(0),
       `${r.requestP50Ms} ms`,
       `${r.requestP99Ms} ms`,
+      r.serverCpuUsPerRequest === undefined ? '-' : `${r.serverCpuUsPerRequest.toFixed(1)} µs`,
       `${r.failedQueries ?? '-'} / ${r.non2xx + r.errors}`,
     ]);
   }
   return [
     `statement protocol on loopback: ${conns} concurrent keep-alive clients (autocannon in a worker thread) for ${l.trivial.seconds.toFixed(1)} s each; a query = POST /v1/statement + GET nextUri until done`,
     t.toString(),
-    `per-request cost vs the bare uWebSockets.js reply: ${fmtRatio(l.perRequestOverhead)} per HTTP request, ${fmtRatio(l.perQueryOverhead)} per complete SELECT 1 (POST + GETs)`,
+    `per-request cost vs the bare uWebSockets.js reply: ${fmtRatio(l.perRequestOverhead)} per HTTP request, ${fmtRatio(l.perQueryOverhead)} per complete SELECT 1 (POST + GETs)` +
+      (l.cpuPerRequestOverhead === undefined ? '' : `; server thread CPU per HTTP request ${fmtRatio(l.cpuPerRequestOverhead)} (the load client shares the cores and is often the bottleneck of both throughputs)`),
   ].join('\n');
 }
 
