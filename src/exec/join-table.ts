@@ -8,6 +8,11 @@ import { isStringColumn, nullFlags, numericValues, stringValues } from './column
 import { concatPages } from './concat.js';
 
 export interface JoinTable {
+  /**
+   * Names the table across threads (its arrays arrive as new objects with every request): a
+   * worker keeps its copy of the key index in wasm memory by it (compile/wasm-probe.ts).
+   */
+  readonly id: number;
   readonly page: Page;
   readonly types: readonly SqlType[];
   readonly keyColumns: readonly number[];
@@ -265,6 +270,7 @@ export function buildJoinTable(pages: readonly Page[], types: readonly SqlType[]
     }
   }
   return {
+    id: Math.floor(Math.random() * 2 ** 52),
     page,
     types,
     keyColumns,

@@ -82,7 +82,8 @@ export class Int64Writer {
   readonly values: Int32Array;
 
   constructor(type: SqlType, rows: number) {
-    this.column = allocFixedColumn(type, rows);
+    // In the column arena, where the wasm join probe reads keys (compile/wasm-probe.ts).
+    this.column = allocFixedColumn(type, rows, false, allocArena);
     this.values = this.column.values as Int32Array;
   }
 

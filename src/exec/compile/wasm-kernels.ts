@@ -24,6 +24,8 @@ export function setWasmKernels(on: boolean): void {
 interface ArenaKernels {
   readonly compiled: Map<string, unknown>;
   scratch: Float64Array | null;
+  /** Named regions this thread reuses call after call (threadRegion). */
+  readonly regions: Map<string, Uint8Array>;
 }
 
 const byArena = new WeakMap<WebAssembly.Memory, ArenaKernels>();
@@ -31,7 +33,7 @@ const byArena = new WeakMap<WebAssembly.Memory, ArenaKernels>();
 function kernelsOf(memory: WebAssembly.Memory): ArenaKernels {
   let state = byArena.get(memory);
   if (state === undefined) {
-    state = { compiled: new Map(), scratch: null };
+    state = { compiled: new Map(), scratch: null, regions: new Map() };
     byArena.set(memory, state);
   }
   return state;
@@ -71,6 +73,23 @@ export function scratchBlock(memory: WebAssembly.Memory, slots: number): Float64
     state.scratch = block;
   }
   return state.scratch;
+}
+
+/**
+ * This thread's region named `name` of at least `bytes` in the arena, reused call after call; a
+ * larger need allocates a new one of at least twice the size (the old one stays allocated, as
+ * everything in the arena). Null when the arena is full.
+ */
+export function threadRegion(memory: WebAssembly.Memory, name: string, bytes: number): Uint8Array | null {
+  const { regions } = kernelsOf(memory);
+  let region = regions.get(name);
+  if (region === undefined || region.byteLength < bytes) {
+    const block = allocArena(Uint8Array, Math.max(bytes, 2 * (region?.byteLength ?? 0), 1 << 16));
+    if (arenaAddress(block) < 0) return null;
+    region = block;
+    regions.set(name, region);
+  }
+  return region;
 }
 
 /**

@@ -9,6 +9,7 @@ import type { Expr } from '../../sql/ir.js';
 import { EngineError } from '../../util/engine-error.js';
 import { numericValuesAt, stringValues } from '../column-readers.js';
 import { compileFilter, shapesOf, usedColumns } from '../compile/compile.js';
+import { probeUniqueInt64 } from '../compile/wasm-probe.js';
 import { gatherColumn, gatherWithNulls, nullColumn, sliceColumn } from '../gather.js';
 import { bitCount, hashNumber, hashRow, mixNumber, readKeys, ROW_HASH_SEED, type JoinTable, type KeyReader } from '../join-table.js';
 import { emptyOperatorStats, nowNanos, recordInput, recordOutput, type OperatorStats } from '../metrics.js';
@@ -280,6 +281,10 @@ export class HashJoinOperator implements Operator, SelectionSink {
     }
     const probe = this.pairsProbe;
     const build = this.pairsBuild;
+    // The same loop in WebAssembly when the keys lie in the column arena.
+    const dense = this.table.rowCount * 16 > range;
+    const matched = probeUniqueInt64(pairs, rows, n, { tableId: this.table.id, direct, bits, ranks, min, range, dense }, probe, build);
+    if (matched >= 0) return matched;
     let count = 0;
     // Loops of their own with and without `rows` (a per-row choice measured ~25% slower). A key
     // with a high word is outside the index (tested only where it is cheap and predictable).

@@ -1,0 +1,116 @@
+// The WebAssembly join probe of unique integer keys finds exactly the build rows a plain lookup
+// does, over each kind of key index (dense and sparse direct, rank), with and without a selection
+// of probe rows, and leaves alone keys outside the arena, keys with a high word, and negative or
+// out-of-range keys.
+
+import { afterEach, describe, expect, it } from 'vitest';
+import { allocArena, createArena, installArena } from '../src/data/arena.js';
+import { BIGINT } from '../src/data/types.js';
+import { columnFromNumbers } from '../src/exec/build-columns.js';
+import { setWasmKernels } from '../src/exec/compile/wasm-kernels.js';
+import { probeUniqueInt64, type UniqueKeyIndex } from '../src/exec/compile/wasm-probe.js';
+import { buildJoinTable, type JoinTable } from '../src/exec/join-table.js';
+
+afterEach(() => {
+  installArena(null);
+  setWasmKernels(true);
+});
+
+let seed = 7;
+function random(m: number): number {
+  seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+  return Math.floor((seed / 2 ** 32) * m);
+}
+
+function table(keys: readonly number[]): JoinTable {
+  const page = { length: keys.length, columns: [columnFromNumbers(BIGINT, keys, null, keys.length)] };
+  return buildJoinTable([page], [BIGINT], [0], false);
+}
+
+function indexOf(t: JoinTable): UniqueKeyIndex {
+  const direct = t.direct as Int32Array;
+  const range = t.keyBits !== null ? t.keyBits.length * 32 : direct.length;
+  return { tableId: t.id, direct, bits: t.keyBits, ranks: t.keyRanks, min: t.keyMin, range, dense: t.rowCount * 16 > range };
+}
+
+/** Probe keys as Int64 (lo, hi) pairs in `into`: build keys, absent ones, negatives, high words. */
+function probeKeys(into: Int32Array, buildKeys: readonly number[], span: number): void {
+  for (let r = 0; r < into.length / 2; r++) {
+    const pick = random(10);
+    const key = pick < 5 ? buildKeys[random(buildKeys.length)] : pick < 8 ? random(span) : pick === 8 ? -1 - random(1000) : 2 ** 32 + random(span);
+    into[2 * r] = key | 0;
+    into[2 * r + 1] = Math.floor(key / 2 ** 32);
+  }
+}
+
+function expected(pairs: Int32Array, rows: Int32Array | null, n: number, buildKeys: readonly number[]): { probe: number[]; build: number[] } {
+  const at = new Map(buildKeys.map((k, j) => [k, j]));
+  const probe: number[] = [];
+  const build: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const r = rows === null ? i : rows[i];
+    const j = at.get(pairs[2 * r + 1] * 2 ** 32 + (pairs[2 * r] >>> 0));
+    if (j === undefined) continue;
+    probe.push(i);
+    build.push(j);
+  }
+  return { probe, build };
+}
+
+function distinctKeys(count: number, span: number, offset: number): number[] {
+  const keys = new Set<number>();
+  while (keys.size < count) keys.add(offset + random(span));
+  return [...keys];
+}
+
+const cases: [string, () => number[], number, UniqueKeyIndex['dense'] | 'rank'][] = [
+  ['dense direct index', () => distinctKeys(12_000, 20_000, 1_000), 25_000, true],
+  ['sparse direct index', () => distinctKeys(1_000, 60_000, 0), 70_000, false],
+  ['rank index', () => distinctKeys(3_000, 4_000_000, 5), 4_500_000, 'rank'],
+];
+
+describe('wasm probe of unique integer keys', () => {
+  for (const [name, makeKeys, span, kind] of cases) {
+    it(`${name}: the same pairs as a lookup of every key, with and without selected rows`, () => {
+      installArena(createArena());
+      const buildKeys = makeKeys();
+      const t = table(buildKeys);
+      expect(t.directUnique).toBe(true);
+      const index = indexOf(t);
+      expect(kind === 'rank' ? index.bits !== null : index.bits === null && index.dense === kind).toBe(true);
+      const n = 200_000;
+      const pairs = allocArena(Int32Array, 2 * n);
+      probeKeys(pairs, buildKeys, span);
+      const rows = Int32Array.from({ length: n }, (_, i) => i).filter(() => random(3) > 0);
+      for (const selection of [null, rows]) {
+        const m = selection === null ? n : selection.length;
+        const probe = new Int32Array(m);
+        const build = new Int32Array(m);
+        const count = probeUniqueInt64(pairs, selection, m, index, probe, build);
+        const want = expected(pairs, selection, m, buildKeys);
+        expect(want.probe.length).toBeGreaterThan(m / 3);
+        expect(count).toBe(want.probe.length);
+        expect([...probe.subarray(0, count)]).toEqual(want.probe);
+        expect([...build.subarray(0, count)]).toEqual(want.build);
+      }
+    });
+  }
+
+  it('declines keys outside the arena, an index not yet worth copying, and kernels switched off', () => {
+    installArena(createArena());
+    const buildKeys = distinctKeys(3_000, 4_000_000, 5);
+    const index = indexOf(table(buildKeys));
+    const out = () => [new Int32Array(100_000), new Int32Array(100_000)] as const;
+    const outside = new Int32Array(200_000);
+    probeKeys(outside, buildKeys, 4_500_000);
+    expect(probeUniqueInt64(outside, null, 100_000, index, ...out())).toBe(-1);
+    const inside = allocArena(Int32Array, 200_000);
+    inside.set(outside);
+    // A megabyte of index is copied only after ~32k probe rows of its table.
+    expect(probeUniqueInt64(inside, null, 1_000, index, ...out())).toBe(-1);
+    setWasmKernels(false);
+    expect(probeUniqueInt64(inside, null, 100_000, index, ...out())).toBe(-1);
+    setWasmKernels(true);
+    expect(probeUniqueInt64(inside, null, 100_000, index, ...out())).toBe(expected(inside, null, 100_000, buildKeys).probe.length);
+  });
+});
