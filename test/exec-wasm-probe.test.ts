@@ -1,7 +1,7 @@
 // The WebAssembly join probe of unique integer keys finds exactly the build rows a plain lookup
 // does, over each kind of key index (dense and sparse direct, rank), with and without a selection
-// of probe rows, and leaves alone keys outside the arena, keys with a high word, and negative or
-// out-of-range keys.
+// of probe rows, with keys in the arena or copied in, and leaves alone keys with a high word and
+// negative or out-of-range keys.
 
 import { afterEach, describe, expect, it } from 'vitest';
 import { allocArena, createArena, installArena } from '../src/data/arena.js';
@@ -96,14 +96,29 @@ describe('wasm probe of unique integer keys', () => {
     });
   }
 
-  it('declines keys outside the arena, an index not yet worth copying, and kernels switched off', () => {
+  it('copies keys outside the arena read in order, and declines them through a selection', () => {
+    installArena(createArena());
+    const buildKeys = distinctKeys(12_000, 20_000, 1_000);
+    const index = indexOf(table(buildKeys));
+    const n = 50_000;
+    const outside = new Int32Array(2 * n);
+    probeKeys(outside, buildKeys, 25_000);
+    const [probe, build] = [new Int32Array(n), new Int32Array(n)];
+    const count = probeUniqueInt64(outside, null, n, index, probe, build);
+    const want = expected(outside, null, n, buildKeys);
+    expect(count).toBe(want.probe.length);
+    expect([...probe.subarray(0, count)]).toEqual(want.probe);
+    expect([...build.subarray(0, count)]).toEqual(want.build);
+    expect(probeUniqueInt64(outside, Int32Array.of(1, 5, 9), 3, index, probe, build)).toBe(-1);
+  });
+
+  it('declines an index not yet worth copying, and kernels switched off', () => {
     installArena(createArena());
     const buildKeys = distinctKeys(3_000, 4_000_000, 5);
     const index = indexOf(table(buildKeys));
     const out = () => [new Int32Array(100_000), new Int32Array(100_000)] as const;
     const outside = new Int32Array(200_000);
     probeKeys(outside, buildKeys, 4_500_000);
-    expect(probeUniqueInt64(outside, null, 100_000, index, ...out())).toBe(-1);
     const inside = allocArena(Int32Array, 200_000);
     inside.set(outside);
     // A megabyte of index is copied only after ~32k probe rows of its table.

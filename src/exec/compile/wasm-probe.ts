@@ -2,7 +2,7 @@
 // WebAssembly function. It is the hottest worker code over the 22 TPC-H queries, and a JS loop
 // over typed arrays pays V8's per-access checks (a gather: 2.3-4.5 ns a row against C's 0.5).
 // The probe keys are read where they lie in the column arena (tpch's Int64 columns are allocated
-// there); the build's key index lives in SharedArrayBuffers the arena cannot reach, so each
+// there; others are copied in); the build's key index lives in SharedArrayBuffers the arena cannot reach, so each
 // worker copies it into a region of its own in the arena (threadRegion), once per join table,
 // and only once the table's probes have been numerous enough to repay the copy.
 
@@ -56,23 +56,30 @@ type Kernel = (n: number, pairs: number, rows: number, direct: number, bits: num
 export function probeUniqueInt64(pairs: Int32Array, rows: Int32Array | null, n: number, index: UniqueKeyIndex, probeOut: Int32Array, buildOut: Int32Array): number {
   const arena = currentArena();
   if (arena === null || n === 0) return -1;
-  const pairsAddress = arenaAddress(pairs);
-  if (pairsAddress < 0) return -1;
+  let pairsAddress = arenaAddress(pairs);
+  // Keys outside the arena (a page gathered by an earlier operator) are copied in, 8 bytes a row,
+  // when they are read in order; through a selection only in place.
+  const copyKeys = pairsAddress < 0;
+  if (copyKeys && rows !== null) return -1;
   const kind = index.bits !== null ? 'rank' : index.dense ? 'dense' : 'direct';
   const kernel = arenaKernel(`PU|${kind}|${rows !== null ? 'rows' : 'all'}`, (memory) => compileKernel(memory, kind, rows !== null));
   if (kernel === null) return -1;
   const at = indexAddresses(arena.memory, index, n);
   if (at === null) return -1;
-  // Selected rows in, (probe row, build row) pairs out: n int32 each.
-  const call = threadRegion(arena.memory, 'probe-call', n * 4 * (rows !== null ? 3 : 2));
+  // Selected rows (or copied keys, two words a row) in, (probe row, build row) pairs out.
+  const inWords = rows !== null ? n : copyKeys ? 2 * n : 0;
+  const call = threadRegion(arena.memory, 'probe-call', (inWords + 2 * n) * 4);
   if (call === null) return -1;
   const base = arenaAddress(call);
-  const rowsAt = base;
-  const probeAt = base + (rows !== null ? n * 4 : 0);
+  const probeAt = base + inWords * 4;
   const buildAt = probeAt + n * 4;
-  const words = new Int32Array(call.buffer, base, (buildAt - base) / 4 + n);
+  const words = new Int32Array(call.buffer, base, inWords + 2 * n);
   if (rows !== null) words.set(rows.subarray(0, n));
-  const count = kernel(n, pairsAddress, rowsAt, at.direct, at.bits, at.ranks, index.min, index.range, probeAt, buildAt);
+  else if (copyKeys) {
+    words.set(pairs.subarray(0, 2 * n));
+    pairsAddress = base;
+  }
+  const count = kernel(n, pairsAddress, base, at.direct, at.bits, at.ranks, index.min, index.range, probeAt, buildAt);
   probeOut.set(words.subarray((probeAt - base) / 4, (probeAt - base) / 4 + count));
   buildOut.set(words.subarray((buildAt - base) / 4, (buildAt - base) / 4 + count));
   return count;
