@@ -1,10 +1,12 @@
 // Gathering rows by a selection vector: the one place rows are copied after a filter, and only for
 // columns that are actually projected (late materialization). Gathered rows are on ordinary
 // memory (allocLocal): they feed the next operator on this thread; a page leaving it is shared
-// then (sharedPage).
+// then (sharedPage). Fixed-width columns in the column arena are gathered by a wasm loop
+// (compile/wasm-gather.ts).
 
 import { allocLocal, allocShared, type Column, type DictionaryColumn, type FixedColumn, type VarcharColumn } from '../data/page.js';
 import { fixedLayout } from '../data/page.js';
+import { wasmGather } from './compile/wasm-gather.js';
 
 function gatherValidity(validity: Uint8Array | null, sel: Int32Array, count: number): Uint8Array | null {
   if (validity === null) return null;
@@ -56,12 +58,14 @@ function gatherValues(col: FixedColumn, sel: Int32Array, count: number): FixedCo
 
 function gatherFloat64(src: Float64Array, sel: Int32Array, count: number): Float64Array {
   const values = allocLocal(Float64Array, count);
+  if (wasmGather(src, 8, sel, count, values)) return values;
   for (let j = 0; j < count; j++) values[j] = src[sel[j]];
   return values;
 }
 
 function gatherInt32(src: Int32Array, sel: Int32Array, count: number): Int32Array {
   const values = allocLocal(Int32Array, count);
+  if (wasmGather(src, 4, sel, count, values)) return values;
   for (let j = 0; j < count; j++) values[j] = src[sel[j]];
   return values;
 }
@@ -69,6 +73,7 @@ function gatherInt32(src: Int32Array, sel: Int32Array, count: number): Int32Arra
 /** Two Int32 slots per row (bigint, timestamp). */
 function gatherPairs(src: Int32Array, sel: Int32Array, count: number): Int32Array {
   const values = allocLocal(Int32Array, 2 * count);
+  if (wasmGather(src, 8, sel, count, values)) return values;
   for (let j = 0; j < count; j++) {
     const i = sel[j];
     values[2 * j] = src[2 * i];
