@@ -8,7 +8,7 @@ import { allocArena, createArena, installArena } from '../src/data/arena.js';
 import { BIGINT } from '../src/data/types.js';
 import { columnFromNumbers } from '../src/exec/build-columns.js';
 import { setWasmKernels } from '../src/exec/compile/wasm-kernels.js';
-import { probeUniqueInt64, type UniqueKeyIndex } from '../src/exec/compile/wasm-probe.js';
+import { probeChainedInt64, probeUniqueInt64, type UniqueKeyIndex } from '../src/exec/compile/wasm-probe.js';
 import { buildJoinTable, type JoinTable } from '../src/exec/join-table.js';
 
 afterEach(() => {
@@ -92,6 +92,47 @@ describe('wasm probe of unique integer keys', () => {
         expect(count).toBe(want.probe.length);
         expect([...probe.subarray(0, count)]).toEqual(want.probe);
         expect([...build.subarray(0, count)]).toEqual(want.build);
+      }
+    });
+  }
+
+  for (const [name, span, rank] of [
+    ['direct index', 30_000, false],
+    ['rank index', 4_000_000, true],
+  ] as const) {
+    it(`keys that repeat, ${name}: every build row of a key in build order, or only the first`, () => {
+      installArena(createArena());
+      // Each key one to four times, the copies apart in the build.
+      const distinct = distinctKeys(rank ? 3_000 : 12_000, span, 1);
+      const buildKeys = [...distinct, ...distinct.filter((_, x) => x % 2 === 0), ...distinct.filter((_, x) => x % 5 === 0), ...distinct.filter((_, x) => x % 7 === 0)];
+      const t = table(buildKeys);
+      expect(t.directUnique).toBe(false);
+      expect(t.keyBits !== null).toBe(rank);
+      const n = 120_000;
+      const pairs = allocArena(Int32Array, 2 * n);
+      probeKeys(pairs, distinct, span + 1);
+      const rows = Int32Array.from({ length: n }, (_, i) => i).filter(() => random(2) > 0);
+      const byKey = new Map<number, number[]>();
+      buildKeys.forEach((k, j) => byKey.set(k, [...(byKey.get(k) ?? []), j]));
+      for (const firstOnly of [false, true]) {
+        for (const selection of [null, rows]) {
+          const m = selection === null ? n : selection.length;
+          const found = probeChainedInt64(pairs, selection, m, { ...indexOf(t), dense: false, chain: t.directNext as Int32Array, firstOnly, maxChain: t.maxChain });
+          expect(found).not.toBeNull();
+          const probe: number[] = [];
+          const build: number[] = [];
+          for (let i = 0; i < m; i++) {
+            const r = selection === null ? i : selection[i];
+            const matches = byKey.get(pairs[2 * r + 1] * 2 ** 32 + (pairs[2 * r] >>> 0)) ?? [];
+            for (const j of firstOnly ? matches.slice(0, 1) : matches) {
+              probe.push(i);
+              build.push(j);
+            }
+          }
+          expect(found?.count).toBe(probe.length);
+          expect([...(found?.probe ?? [])]).toEqual(probe);
+          expect([...(found?.build ?? [])]).toEqual(build);
+        }
       }
     });
   }

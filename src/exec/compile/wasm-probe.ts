@@ -1,5 +1,5 @@
-// The join probe of unique integer keys (operators/hash-join.ts: matchInt64Unique) as a
-// WebAssembly function. It is the hottest worker code over the 22 TPC-H queries, and a JS loop
+// The join probe of integer keys over a key index (operators/hash-join.ts: matchInt64Unique,
+// matchInt64) as a WebAssembly function. It is the hottest worker code over the 22 TPC-H queries, and a JS loop
 // over typed arrays pays V8's per-access checks (a gather: 2.3-4.5 ns a row against C's 0.5).
 // The probe keys are read where they lie in the column arena (tpch's Int64 columns are allocated
 // there; others are copied in); the build's key index lives in SharedArrayBuffers the arena cannot reach, so each
@@ -10,7 +10,7 @@ import { arenaAddress, currentArena } from '../../data/arena.js';
 import { arenaKernel, threadRegion } from './wasm-kernels.js';
 import { FunctionBody, I32, kernelModule, Op, type ValueType } from './wasm-module.js';
 
-/** The build's key index as matchInt64Unique reads it (see JoinTable: direct, keyBits, keyRanks). */
+/** The build's key index as matchInt64Unique and matchInt64 read it (see JoinTable: direct, directNext, keyBits, keyRanks). */
 export interface UniqueKeyIndex {
   /** JoinTable.id: the index a worker's copy was made of. */
   readonly tableId: number;
@@ -24,12 +24,22 @@ export interface UniqueKeyIndex {
   readonly dense: boolean;
 }
 
+/** A key index whose keys may repeat: each slot's first build row, the rest chained. */
+export interface ChainedKeyIndex extends UniqueKeyIndex {
+  readonly chain: Int32Array;
+  /** Only the first build row per probe row (a semi or anti join without a filter). */
+  readonly firstOnly: boolean;
+  /** The longest chain (JoinTable.maxChain): at most that many pairs per probe row. */
+  readonly maxChain: number;
+}
+
 /** A table's index copied into this thread's region: its arrays' byte addresses. */
 interface CopiedIndex {
   readonly tableId: number;
   readonly direct: number;
   readonly bits: number;
   readonly ranks: number;
+  readonly chain: number;
 }
 
 /** Per thread and arena (tests install several): the index in its index region. */
@@ -44,8 +54,21 @@ const rowsSeen = new Map<number, number>();
 const ROWS_PER_INDEX_BYTE = 1 / 32;
 /** Indexes above this size stay in JS (a direct index over a very wide key range). */
 const MAX_INDEX_BYTES = 64 << 20;
+/** Probes that may write more pairs than this stay in JS. */
+const MAX_PAIRS = 1 << 22;
 
-type Kernel = (n: number, pairs: number, rows: number, direct: number, bits: number, ranks: number, min: number, range: number, probe: number, build: number) => number;
+type Kernel = (n: number, pairs: number, rows: number, direct: number, bits: number, ranks: number, min: number, range: number, probe: number, build: number, chain: number) => number;
+
+/**
+ * matchInt64 over a key index whose keys may repeat: the (probe row, build row) pairs, in the
+ * order the JS loop pushes them, as views valid until this thread's next probe; null when the
+ * probe stays in JS (as for probeUniqueInt64, or too many pairs possible).
+ */
+export function probeChainedInt64(pairs: Int32Array, rows: Int32Array | null, n: number, index: ChainedKeyIndex): { count: number; probe: Int32Array; build: Int32Array } | null {
+  const perRow = index.firstOnly ? 1 : Math.max(1, index.maxChain);
+  if (n * perRow > MAX_PAIRS) return null;
+  return probe(pairs, rows, n, index, n * perRow, index.chain, index.firstOnly);
+}
 
 /**
  * matchInt64Unique over NULL-free Int64 `pairs` (row `rows[i]` of them for probe row i when a
@@ -54,42 +77,49 @@ type Kernel = (n: number, pairs: number, rows: number, direct: number, bits: num
  * not in this thread's arena, wasm kernels are off, or the index is not (yet) worth copying.
  */
 export function probeUniqueInt64(pairs: Int32Array, rows: Int32Array | null, n: number, index: UniqueKeyIndex, probeOut: Int32Array, buildOut: Int32Array): number {
+  const found = probe(pairs, rows, n, index, n, null, false);
+  if (found === null) return -1;
+  probeOut.set(found.probe);
+  buildOut.set(found.build);
+  return found.count;
+}
+
+function probe(pairs: Int32Array, rows: Int32Array | null, n: number, index: UniqueKeyIndex, capacity: number, chain: Int32Array | null, firstOnly: boolean): { count: number; probe: Int32Array; build: Int32Array } | null {
   const arena = currentArena();
-  if (arena === null || n === 0) return -1;
+  if (arena === null || n === 0) return null;
   let pairsAddress = arenaAddress(pairs);
   // Keys outside the arena (a page gathered by an earlier operator) are copied in, 8 bytes a row,
   // when they are read in order; through a selection only in place.
   const copyKeys = pairsAddress < 0;
-  if (copyKeys && rows !== null) return -1;
-  const kind = index.bits !== null ? 'rank' : index.dense ? 'dense' : 'direct';
-  const kernel = arenaKernel(`PU|${kind}|${rows !== null ? 'rows' : 'all'}`, (memory) => compileKernel(memory, kind, rows !== null));
-  if (kernel === null) return -1;
-  const at = indexAddresses(arena.memory, index, n);
-  if (at === null) return -1;
+  if (copyKeys && rows !== null) return null;
+  const kind = index.bits !== null ? 'rank' : index.dense && chain === null ? 'dense' : 'direct';
+  const walk = chain === null ? 'unique' : firstOnly ? 'first' : 'chain';
+  const kernel = arenaKernel(`PU|${kind}|${rows !== null ? 'rows' : 'all'}|${walk}`, (memory) => compileKernel(memory, kind, rows !== null, walk));
+  if (kernel === null) return null;
+  const at = indexAddresses(arena.memory, index, chain, n);
+  if (at === null) return null;
   // Selected rows (or copied keys, two words a row) in, (probe row, build row) pairs out.
   const inWords = rows !== null ? n : copyKeys ? 2 * n : 0;
-  const call = threadRegion(arena.memory, 'probe-call', (inWords + 2 * n) * 4);
-  if (call === null) return -1;
+  const call = threadRegion(arena.memory, 'probe-call', (inWords + 2 * capacity) * 4);
+  if (call === null) return null;
   const base = arenaAddress(call);
   const probeAt = base + inWords * 4;
-  const buildAt = probeAt + n * 4;
-  const words = new Int32Array(call.buffer, base, inWords + 2 * n);
+  const buildAt = probeAt + capacity * 4;
+  const words = new Int32Array(call.buffer, base, inWords + 2 * capacity);
   if (rows !== null) words.set(rows.subarray(0, n));
   else if (copyKeys) {
     words.set(pairs.subarray(0, 2 * n));
     pairsAddress = base;
   }
-  const count = kernel(n, pairsAddress, base, at.direct, at.bits, at.ranks, index.min, index.range, probeAt, buildAt);
-  probeOut.set(words.subarray((probeAt - base) / 4, (probeAt - base) / 4 + count));
-  buildOut.set(words.subarray((buildAt - base) / 4, (buildAt - base) / 4 + count));
-  return count;
+  const count = kernel(n, pairsAddress, base, at.direct, at.bits, at.ranks, index.min, index.range, probeAt, buildAt, at.chain);
+  return { count, probe: words.subarray(inWords, inWords + count), build: words.subarray(inWords + capacity, inWords + capacity + count) };
 }
 
 /** The index's addresses in this thread's index region, copying it there when its probes have earned it; null until then. */
-function indexAddresses(memory: WebAssembly.Memory, index: UniqueKeyIndex, n: number): CopiedIndex | null {
+function indexAddresses(memory: WebAssembly.Memory, index: UniqueKeyIndex, chain: Int32Array | null, n: number): CopiedIndex | null {
   const copied = copiedIn.get(memory);
-  if (copied !== undefined && copied.tableId === index.tableId) return copied;
-  const arrays = [index.direct, index.bits, index.ranks];
+  if (copied !== undefined && copied.tableId === index.tableId && (chain === null || copied.chain !== 0)) return copied;
+  const arrays = [index.direct, index.bits, index.ranks, chain];
   const bytes = arrays.reduce((sum, a) => sum + (a === null ? 0 : align(a.byteLength)), 0);
   if (bytes > MAX_INDEX_BYTES) return null;
   const seen = (rowsSeen.get(index.tableId) ?? 0) + n;
@@ -111,7 +141,7 @@ function indexAddresses(memory: WebAssembly.Memory, index: UniqueKeyIndex, n: nu
     offset += align(a.byteLength);
     return at;
   };
-  const made = { tableId: index.tableId, direct: place(index.direct), bits: place(index.bits), ranks: place(index.ranks) };
+  const made = { tableId: index.tableId, direct: place(index.direct), bits: place(index.bits), ranks: place(index.ranks), chain: place(chain) };
   copiedIn.set(memory, made);
   return made;
 }
@@ -131,9 +161,10 @@ const MIN = 6;
 const RANGE = 7;
 const PROBE = 8;
 const BUILD = 9;
+const CHAIN = 10;
 
-function compileKernel(memory: WebAssembly.Memory, kind: 'rank' | 'dense' | 'direct', withRows: boolean): Kernel {
-  const params: ValueType[] = Array.from({ length: 10 }, (): ValueType => I32);
+function compileKernel(memory: WebAssembly.Memory, kind: 'rank' | 'dense' | 'direct', withRows: boolean, walk: 'unique' | 'first' | 'chain'): Kernel {
+  const params: ValueType[] = Array.from({ length: 11 }, (): ValueType => I32);
   const f = new FunctionBody(params);
   const i = f.local(I32);
   const r = f.local(I32);
@@ -159,6 +190,19 @@ function compileKernel(memory: WebAssembly.Memory, kind: 'rank' | 'dense' | 'dir
   f.get(PAIRS).get(keyRow).i32(3).op(Op.i32Shl).op(Op.i32Add).tee(j).memory(Op.i32Load, 2).get(MIN).op(Op.i32Sub).tee(k);
   f.get(RANGE).op(Op.i32GeU).brIf(0);
   f.get(j).memory(Op.i32Load, 2, 4).brIf(0);
+  /** Writes the pair of row i and build row j, then (walking a chain) those of j's successors. */
+  const writeRows = (): void => {
+    if (walk !== 'chain') {
+      writePair();
+      f.get(count).i32(1).op(Op.i32Add).set(count);
+      return;
+    }
+    f.block().loop();
+    writePair();
+    f.get(count).i32(1).op(Op.i32Add).set(count);
+    element(CHAIN, j).memory(Op.i32Load, 2).tee(j).i32(0).op(Op.i32GeS).brIf(0);
+    f.end().end();
+  };
   if (kind === 'rank') {
     // The key's bit; its build row at its rank: the word's rank plus the bits below it.
     f.get(BITS).get(k).i32(5).op(Op.i32ShrU).i32(2).op(Op.i32Shl).op(Op.i32Add).memory(Op.i32Load, 2).set(word);
@@ -168,8 +212,9 @@ function compileKernel(memory: WebAssembly.Memory, kind: 'rank' | 'dense' | 'dir
     f.get(RANKS).get(k).i32(5).op(Op.i32ShrU).i32(2).op(Op.i32Shl).op(Op.i32Add).memory(Op.i32Load, 2);
     f.get(word).get(bit).i32(1).op(Op.i32Sub).op(Op.i32And).op(Op.i32Popcnt).op(Op.i32Add);
     f.i32(2).op(Op.i32Shl).op(Op.i32Add).memory(Op.i32Load, 2).set(j);
-    writePair();
-    f.get(count).i32(1).op(Op.i32Add).set(count);
+    // A chained index's slot may hold no row (-1).
+    if (walk !== 'unique') f.get(j).i32(0).op(Op.i32LtS).brIf(0);
+    writeRows();
   } else if (kind === 'dense') {
     element(DIRECT, k).memory(Op.i32Load, 2).set(j);
     writePair();
@@ -177,8 +222,7 @@ function compileKernel(memory: WebAssembly.Memory, kind: 'rank' | 'dense' | 'dir
     f.get(count).i32(1).op(Op.i32Add).get(j).i32(31).op(Op.i32ShrS).op(Op.i32Add).set(count);
   } else {
     element(DIRECT, k).memory(Op.i32Load, 2).tee(j).i32(0).op(Op.i32LtS).brIf(0);
-    writePair();
-    f.get(count).i32(1).op(Op.i32Add).set(count);
+    writeRows();
   }
   f.end();
   f.get(i).i32(1).op(Op.i32Add).set(i).br(0);

@@ -9,7 +9,7 @@ import type { Expr } from '../../sql/ir.js';
 import { EngineError } from '../../util/engine-error.js';
 import { numericValuesAt, stringValues } from '../column-readers.js';
 import { compileFilter, shapesOf, usedColumns } from '../compile/compile.js';
-import { probeUniqueInt64 } from '../compile/wasm-probe.js';
+import { probeChainedInt64, probeUniqueInt64 } from '../compile/wasm-probe.js';
 import { gatherColumn, gatherWithNulls, nullColumn, sliceColumn } from '../gather.js';
 import { bitCount, hashNumber, hashRow, mixNumber, readKeys, ROW_HASH_SEED, type JoinTable, type KeyReader } from '../join-table.js';
 import { emptyOperatorStats, nowNanos, recordInput, recordOutput, type OperatorStats } from '../metrics.js';
@@ -232,6 +232,17 @@ export class HashJoinOperator implements Operator, SelectionSink {
     if (!lowWord) return this.matchDirect(n, null, null, pairs, rows);
     if (this.table.directUnique) return this.matchInt64Unique(n, pairs, rows, direct, min, range, bits, ranks);
     const firstOnly = this.firstOnly;
+    // The same loop in WebAssembly when the keys lie in (or can be copied into) the column arena.
+    const found = probeChainedInt64(pairs, rows, n, { tableId: this.table.id, direct, bits, ranks, min, range, dense: false, chain, firstOnly, maxChain: this.table.maxChain });
+    if (found !== null) {
+      if (this.pairsProbe.length < found.count) {
+        this.pairsProbe = new Int32Array(Math.max(found.count, 2 * this.pairsProbe.length));
+        this.pairsBuild = new Int32Array(this.pairsProbe.length);
+      }
+      this.pairsProbe.set(found.probe);
+      this.pairsBuild.set(found.build);
+      return found.count;
+    }
     let count = 0;
     // The high word is tested only for keys the index holds; over a direct index, loops of their
     // own with and without `rows` (as matchInt64Unique).
