@@ -137,6 +137,50 @@ describe('wasm probe of unique integer keys', () => {
     });
   }
 
+  it('two keys, the index over one: the build rows whose other key is equal too, all or the first', () => {
+    installArena(createArena());
+    // partsupp-like: four suppliers per part.
+    const parts = 6_000;
+    const build: [number, number][] = [];
+    for (let p = 1; p <= parts; p++) for (let s = 0; s < 4; s++) build.push([p, 1 + ((p * 7 + s * 2_503) % 10_000)]);
+    const page = { length: build.length, columns: [columnFromNumbers(BIGINT, build.map((b) => b[0]), null, build.length), columnFromNumbers(BIGINT, build.map((b) => b[1]), null, build.length)] };
+    const t = buildJoinTable([page], [BIGINT, BIGINT], [0, 1], false);
+    expect(t.indexedKey).toBeGreaterThanOrEqual(0);
+    const k = t.indexedKey;
+    const n = 100_000;
+    const keys = [allocArena(Int32Array, 2 * n), allocArena(Int32Array, 2 * n)];
+    for (let r = 0; r < n; r++) {
+      const [p, s] = random(3) === 0 ? [1 + random(parts + 50), 1 + random(10_000)] : build[random(build.length)];
+      keys[0][2 * r] = p;
+      keys[1][2 * r] = random(5) === 0 ? s + 1 : s;
+    }
+    const rows = Int32Array.from({ length: n }, (_, i) => i).filter(() => random(2) > 0);
+    const at = new Map<string, number[]>();
+    build.forEach((b, j) => at.set(`${b[0]},${b[1]}`, [...(at.get(`${b[0]},${b[1]}`) ?? []), j]));
+    for (const firstOnly of [false, true]) {
+      for (const selection of [null, rows]) {
+        const m = selection === null ? n : selection.length;
+        const index = { ...indexOf(t), dense: false, chain: t.directNext as Int32Array, firstOnly, maxChain: t.maxChain };
+        const found = probeChainedInt64(keys[k], selection, m, index, { pairs: keys[1 - k], buildOther: t.numericKeys[1 - k] as Float64Array });
+        expect(found).not.toBeNull();
+        const probe: number[] = [];
+        const matched: number[] = [];
+        for (let i = 0; i < m; i++) {
+          const r = selection === null ? i : selection[i];
+          const js = at.get(`${keys[0][2 * r]},${keys[1][2 * r]}`) ?? [];
+          for (const j of firstOnly ? js.slice(0, 1) : js) {
+            probe.push(i);
+            matched.push(j);
+          }
+        }
+        expect(probe.length).toBeGreaterThan(m / 3);
+        expect(found?.count).toBe(probe.length);
+        expect([...(found?.probe ?? [])]).toEqual(probe);
+        expect([...(found?.build ?? [])]).toEqual(matched);
+      }
+    }
+  });
+
   it('copies keys outside the arena read in order, and declines them through a selection', () => {
     installArena(createArena());
     const buildKeys = distinctKeys(12_000, 20_000, 1_000);

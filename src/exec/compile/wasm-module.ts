@@ -66,6 +66,7 @@ export const Op = {
   f64Div: 0xa3,
   f64ConvertI32S: 0xb7,
   f64ConvertI32U: 0xb8,
+  f64ConvertI64S: 0xb9,
 } as const;
 
 /** SIMD opcodes (after the 0xfd prefix), by name: 128-bit vectors as two f64 or four i32 lanes. */

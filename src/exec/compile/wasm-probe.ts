@@ -8,7 +8,7 @@
 
 import { arenaAddress, currentArena } from '../../data/arena.js';
 import { arenaKernel, threadRegion } from './wasm-kernels.js';
-import { FunctionBody, I32, kernelModule, Op, type ValueType } from './wasm-module.js';
+import { F64, FunctionBody, I32, kernelModule, Op, type ValueType } from './wasm-module.js';
 
 /** The build's key index as matchInt64Unique and matchInt64 read it (see JoinTable: direct, directNext, keyBits, keyRanks). */
 export interface UniqueKeyIndex {
@@ -22,6 +22,15 @@ export interface UniqueKeyIndex {
   readonly range: number;
   /** Over a dense direct index a slot is mostly filled: a pair is written for every row in range and counted when the slot has a row (no branch). */
   readonly dense: boolean;
+}
+
+/**
+ * Two keys, the index over one of them (JoinTable.indexedKey): the probe's other key (Int64 pairs,
+ * read at the same rows) is compared with each indexed build row's (`buildOther`, as doubles).
+ */
+export interface OtherKey {
+  readonly pairs: Int32Array;
+  readonly buildOther: Float64Array;
 }
 
 /** A key index whose keys may repeat: each slot's first build row, the rest chained. */
@@ -40,6 +49,7 @@ interface CopiedIndex {
   readonly bits: number;
   readonly ranks: number;
   readonly chain: number;
+  readonly buildOther: number;
 }
 
 /** Per thread and arena (tests install several): the index in its index region. */
@@ -57,17 +67,17 @@ const MAX_INDEX_BYTES = 64 << 20;
 /** Probes that may write more pairs than this stay in JS. */
 const MAX_PAIRS = 1 << 22;
 
-type Kernel = (n: number, pairs: number, rows: number, direct: number, bits: number, ranks: number, min: number, range: number, probe: number, build: number, chain: number) => number;
+type Kernel = (n: number, pairs: number, rows: number, direct: number, bits: number, ranks: number, min: number, range: number, probe: number, build: number, chain: number, other: number, buildOther: number) => number;
 
 /**
  * matchInt64 over a key index whose keys may repeat: the (probe row, build row) pairs, in the
  * order the JS loop pushes them, as views valid until this thread's next probe; null when the
  * probe stays in JS (as for probeUniqueInt64, or too many pairs possible).
  */
-export function probeChainedInt64(pairs: Int32Array, rows: Int32Array | null, n: number, index: ChainedKeyIndex): { count: number; probe: Int32Array; build: Int32Array } | null {
+export function probeChainedInt64(pairs: Int32Array, rows: Int32Array | null, n: number, index: ChainedKeyIndex, other: OtherKey | null = null): { count: number; probe: Int32Array; build: Int32Array } | null {
   const perRow = index.firstOnly ? 1 : Math.max(1, index.maxChain);
   if (n * perRow > MAX_PAIRS) return null;
-  return probe(pairs, rows, n, index, n * perRow, index.chain, index.firstOnly);
+  return probe(pairs, rows, n, index, n * perRow, index.chain, index.firstOnly, other);
 }
 
 /**
@@ -84,22 +94,33 @@ export function probeUniqueInt64(pairs: Int32Array, rows: Int32Array | null, n: 
   return found.count;
 }
 
-function probe(pairs: Int32Array, rows: Int32Array | null, n: number, index: UniqueKeyIndex, capacity: number, chain: Int32Array | null, firstOnly: boolean): { count: number; probe: Int32Array; build: Int32Array } | null {
+function probe(
+  pairs: Int32Array,
+  rows: Int32Array | null,
+  n: number,
+  index: UniqueKeyIndex,
+  capacity: number,
+  chain: Int32Array | null,
+  firstOnly: boolean,
+  other: OtherKey | null = null,
+): { count: number; probe: Int32Array; build: Int32Array } | null {
   const arena = currentArena();
   if (arena === null || n === 0) return null;
   let pairsAddress = arenaAddress(pairs);
+  let otherAddress = other === null ? 0 : arenaAddress(other.pairs);
   // Keys outside the arena (a page gathered by an earlier operator) are copied in, 8 bytes a row,
   // when they are read in order; through a selection only in place.
-  const copyKeys = pairsAddress < 0;
+  const copyKeys = pairsAddress < 0 || otherAddress < 0;
   if (copyKeys && rows !== null) return null;
   const kind = index.bits !== null ? 'rank' : index.dense && chain === null ? 'dense' : 'direct';
-  const walk = chain === null ? 'unique' : firstOnly ? 'first' : 'chain';
+  const walk = chain === null ? 'unique' : other !== null ? (firstOnly ? 'pair-first' : 'pair') : firstOnly ? 'first' : 'chain';
   const kernel = arenaKernel(`PU|${kind}|${rows !== null ? 'rows' : 'all'}|${walk}`, (memory) => compileKernel(memory, kind, rows !== null, walk));
   if (kernel === null) return null;
-  const at = indexAddresses(arena.memory, index, chain, n);
+  const at = indexAddresses(arena.memory, index, chain, other?.buildOther ?? null, n);
   if (at === null) return null;
-  // Selected rows (or copied keys, two words a row) in, (probe row, build row) pairs out.
-  const inWords = rows !== null ? n : copyKeys ? 2 * n : 0;
+  // Selected rows (or copied keys, two words a row each) in, (probe row, build row) pairs out.
+  const keyColumns = other === null ? 1 : 2;
+  const inWords = rows !== null ? n + (n % 2) : copyKeys ? 2 * n * keyColumns : 0;
   const call = threadRegion(arena.memory, 'probe-call', (inWords + 2 * capacity) * 4);
   if (call === null) return null;
   const base = arenaAddress(call);
@@ -110,16 +131,20 @@ function probe(pairs: Int32Array, rows: Int32Array | null, n: number, index: Uni
   else if (copyKeys) {
     words.set(pairs.subarray(0, 2 * n));
     pairsAddress = base;
+    if (other !== null) {
+      words.set(other.pairs.subarray(0, 2 * n), 2 * n);
+      otherAddress = base + 8 * n;
+    }
   }
-  const count = kernel(n, pairsAddress, base, at.direct, at.bits, at.ranks, index.min, index.range, probeAt, buildAt, at.chain);
+  const count = kernel(n, pairsAddress, base, at.direct, at.bits, at.ranks, index.min, index.range, probeAt, buildAt, at.chain, otherAddress, at.buildOther);
   return { count, probe: words.subarray(inWords, inWords + count), build: words.subarray(inWords + capacity, inWords + capacity + count) };
 }
 
 /** The index's addresses in this thread's index region, copying it there when its probes have earned it; null until then. */
-function indexAddresses(memory: WebAssembly.Memory, index: UniqueKeyIndex, chain: Int32Array | null, n: number): CopiedIndex | null {
+function indexAddresses(memory: WebAssembly.Memory, index: UniqueKeyIndex, chain: Int32Array | null, buildOther: Float64Array | null, n: number): CopiedIndex | null {
   const copied = copiedIn.get(memory);
-  if (copied !== undefined && copied.tableId === index.tableId && (chain === null || copied.chain !== 0)) return copied;
-  const arrays = [index.direct, index.bits, index.ranks, chain];
+  if (copied !== undefined && copied.tableId === index.tableId && (chain === null || copied.chain !== 0) && (buildOther === null || copied.buildOther !== 0)) return copied;
+  const arrays = [index.direct, index.bits, index.ranks, chain, buildOther];
   const bytes = arrays.reduce((sum, a) => sum + (a === null ? 0 : align(a.byteLength)), 0);
   if (bytes > MAX_INDEX_BYTES) return null;
   const seen = (rowsSeen.get(index.tableId) ?? 0) + n;
@@ -134,14 +159,14 @@ function indexAddresses(memory: WebAssembly.Memory, index: UniqueKeyIndex, chain
   if (region === null) return null;
   const base = arenaAddress(region);
   let offset = 0;
-  const place = (a: Int32Array | null): number => {
+  const place = (a: Int32Array | Float64Array | null): number => {
     if (a === null) return 0;
     const at = base + offset;
-    new Int32Array(region.buffer, at, a.length).set(a);
+    new Uint8Array(region.buffer, at, a.byteLength).set(new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
     offset += align(a.byteLength);
     return at;
   };
-  const made = { tableId: index.tableId, direct: place(index.direct), bits: place(index.bits), ranks: place(index.ranks), chain: place(chain) };
+  const made = { tableId: index.tableId, direct: place(index.direct), bits: place(index.bits), ranks: place(index.ranks), chain: place(chain), buildOther: place(buildOther) };
   copiedIn.set(memory, made);
   return made;
 }
@@ -162,9 +187,13 @@ const RANGE = 7;
 const PROBE = 8;
 const BUILD = 9;
 const CHAIN = 10;
+const OTHER = 11;
+const BUILD_OTHER = 12;
 
-function compileKernel(memory: WebAssembly.Memory, kind: 'rank' | 'dense' | 'direct', withRows: boolean, walk: 'unique' | 'first' | 'chain'): Kernel {
-  const params: ValueType[] = Array.from({ length: 11 }, (): ValueType => I32);
+type Walk = 'unique' | 'first' | 'chain' | 'pair' | 'pair-first';
+
+function compileKernel(memory: WebAssembly.Memory, kind: 'rank' | 'dense' | 'direct', withRows: boolean, walk: Walk): Kernel {
+  const params: ValueType[] = Array.from({ length: 13 }, (): ValueType => I32);
   const f = new FunctionBody(params);
   const i = f.local(I32);
   const r = f.local(I32);
@@ -173,6 +202,7 @@ function compileKernel(memory: WebAssembly.Memory, kind: 'rank' | 'dense' | 'dir
   const word = f.local(I32);
   const bit = f.local(I32);
   const count = f.local(I32);
+  const y = f.local(F64);
   /** Pushes the address of element `index` (a local) of the int32 array at parameter `array`. */
   const element = (array: number, index: number): FunctionBody => f.get(array).get(index).i32(2).op(Op.i32Shl).op(Op.i32Add);
   const writePair = (): void => {
@@ -192,14 +222,30 @@ function compileKernel(memory: WebAssembly.Memory, kind: 'rank' | 'dense' | 'dir
   f.get(j).memory(Op.i32Load, 2, 4).brIf(0);
   /** Writes the pair of row i and build row j, then (walking a chain) those of j's successors. */
   const writeRows = (): void => {
-    if (walk !== 'chain') {
+    if (walk === 'unique' || walk === 'first') {
       writePair();
       f.get(count).i32(1).op(Op.i32Add).set(count);
       return;
     }
+    if (walk === 'chain') {
+      f.block().loop();
+      writePair();
+      f.get(count).i32(1).op(Op.i32Add).set(count);
+      element(CHAIN, j).memory(Op.i32Load, 2).tee(j).i32(0).op(Op.i32GeS).brIf(0);
+      f.end().end();
+      return;
+    }
+    // Two keys: the other key as the double JS composes (hi · 2^32 + unsigned lo: the i64's
+    // value, rounded once either way), compared with each chained build row's.
+    f.get(OTHER).get(keyRow).i32(3).op(Op.i32Shl).op(Op.i32Add).memory(Op.i64Load, 3).op(Op.f64ConvertI64S).set(y);
     f.block().loop();
+    f.block();
+    f.get(BUILD_OTHER).get(j).i32(3).op(Op.i32Shl).op(Op.i32Add).memory(Op.f64Load, 3).get(y).op(Op.f64Ne).brIf(0);
     writePair();
     f.get(count).i32(1).op(Op.i32Add).set(count);
+    // A semi or anti join stops at the first partner.
+    if (walk === 'pair-first') f.br(2);
+    f.end();
     element(CHAIN, j).memory(Op.i32Load, 2).tee(j).i32(0).op(Op.i32GeS).brIf(0);
     f.end().end();
   };

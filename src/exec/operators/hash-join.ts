@@ -100,6 +100,17 @@ export class HashJoinOperator implements Operator, SelectionSink {
   }
 
   /** Records pair number `count` (probe row p, build row b), growing the pair arrays as needed. */
+  /** A wasm probe's pairs as this operator's (see push); returns their count. */
+  private takePairs(found: { count: number; probe: Int32Array; build: Int32Array }): number {
+    if (this.pairsProbe.length < found.count) {
+      this.pairsProbe = new Int32Array(Math.max(found.count, 2 * this.pairsProbe.length));
+      this.pairsBuild = new Int32Array(this.pairsProbe.length);
+    }
+    this.pairsProbe.set(found.probe);
+    this.pairsBuild.set(found.build);
+    return found.count;
+  }
+
   private push(count: number, p: number, b: number): void {
     if (count >= this.pairsProbe.length) {
       const a = new Int32Array(this.pairsProbe.length * 2);
@@ -234,15 +245,7 @@ export class HashJoinOperator implements Operator, SelectionSink {
     const firstOnly = this.firstOnly;
     // The same loop in WebAssembly when the keys lie in (or can be copied into) the column arena.
     const found = probeChainedInt64(pairs, rows, n, { tableId: this.table.id, direct, bits, ranks, min, range, dense: false, chain, firstOnly, maxChain: this.table.maxChain });
-    if (found !== null) {
-      if (this.pairsProbe.length < found.count) {
-        this.pairsProbe = new Int32Array(Math.max(found.count, 2 * this.pairsProbe.length));
-        this.pairsBuild = new Int32Array(this.pairsProbe.length);
-      }
-      this.pairsProbe.set(found.probe);
-      this.pairsBuild.set(found.build);
-      return found.count;
-    }
+    if (found !== null) return this.takePairs(found);
     let count = 0;
     // The high word is tested only for keys the index holds; over a direct index, loops of their
     // own with and without `rows` (as matchInt64Unique).
@@ -418,6 +421,10 @@ export class HashJoinOperator implements Operator, SelectionSink {
   private matchInt64Pair(n: number, indexed: Int32Array, other: Int32Array, buildOther: Float64Array, rows: Int32Array | null): number {
     const { direct, chain, min, range, bits, ranks } = this.keyIndex();
     const firstOnly = this.firstOnly;
+    // The same loop in WebAssembly when the keys lie in (or can be copied into) the column arena.
+    const index = { tableId: this.table.id, direct, bits, ranks, min, range, dense: false, chain, firstOnly, maxChain: this.table.maxChain };
+    const found = probeChainedInt64(indexed, rows, n, index, { pairs: other, buildOther });
+    if (found !== null) return this.takePairs(found);
     let count = 0;
     for (let i = 0; i < n; i++) {
       const r = rows === null ? i : rows[i];
