@@ -100,6 +100,14 @@ export class HashJoinOperator implements Operator, SelectionSink {
   }
 
   /** Records pair number `count` (probe row p, build row b), growing the pair arrays as needed. */
+  /** Pair arrays of at least `n` entries (their contents not kept). */
+  private reservePairs(n: number): void {
+    if (this.pairsProbe.length < n) {
+      this.pairsProbe = new Int32Array(n);
+      this.pairsBuild = new Int32Array(n);
+    }
+  }
+
   /** A wasm probe's pairs as this operator's (see push); returns their count. */
   private takePairs(found: { count: number; probe: Int32Array; build: Int32Array }): number {
     if (this.pairsProbe.length < found.count) {
@@ -289,10 +297,7 @@ export class HashJoinOperator implements Operator, SelectionSink {
    * miss; with nothing else in the loop the processor keeps several of them in flight.
    */
   private matchInt64Unique(n: number, pairs: Int32Array, rows: Int32Array | null, direct: Int32Array, min: number, range: number, bits: Int32Array | null, ranks: Int32Array | null): number {
-    if (this.pairsProbe.length < n) {
-      this.pairsProbe = new Int32Array(n);
-      this.pairsBuild = new Int32Array(n);
-    }
+    this.reservePairs(n);
     const probe = this.pairsProbe;
     const build = this.pairsBuild;
     // The same loop in WebAssembly when the keys lie in the column arena.
@@ -455,6 +460,31 @@ export class HashJoinOperator implements Operator, SelectionSink {
    */
   private markInt64(n: number, pairs: Int32Array, rows: Int32Array | null, matched: Uint8Array): void {
     const { direct, chain, min, range, bits, ranks, lowWord } = this.keyIndex();
+    // The build rows a key finds, from the wasm probe (when the keys lie in or can be copied into
+    // the column arena), then flagged here.
+    if (lowWord) {
+      const t = this.table;
+      let count = -1;
+      let build: Int32Array = this.pairsBuild;
+      if (t.directUnique) {
+        this.reservePairs(n);
+        build = this.pairsBuild;
+        count = probeUniqueInt64(pairs, rows, n, { tableId: t.id, direct, bits, ranks, min, range, dense: t.rowCount * 16 > range }, this.pairsProbe, build);
+      } else {
+        const found = probeChainedInt64(pairs, rows, n, { tableId: t.id, direct, bits, ranks, min, range, dense: false, chain, firstOnly: false, maxChain: t.maxChain });
+        if (found !== null) {
+          count = found.count;
+          build = found.build;
+        }
+      }
+      if (count >= 0) {
+        for (let c = 0; c < count; c++) {
+          const j = build[c];
+          if (matched[j] === 0) matched[j] = 1;
+        }
+        return;
+      }
+    }
     if (bits === null && this.table.directUnique && lowWord) {
       // A direct index of unique keys (Q22's customers marked by 1.5M orders): one slot per probe,
       // no chain, integer arithmetic on the low word (matchInt64Unique's reasoning), loops of
