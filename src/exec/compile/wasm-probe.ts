@@ -86,6 +86,11 @@ export function probeChainedInt64(pairs: Int32Array, rows: Int32Array | null, n:
  * into `probeOut` / `buildOut` and returns how many; -1, with nothing written, when the keys are
  * not in this thread's arena, wasm kernels are off, or the index is not (yet) worth copying.
  */
+/** probeUniqueInt64's pairs as views valid until this thread's next probe (no copy); null when the probe stays in JS. */
+export function probeUniqueInt64Pairs(pairs: Int32Array, rows: Int32Array | null, n: number, index: UniqueKeyIndex): { count: number; probe: Int32Array; build: Int32Array } | null {
+  return probe(pairs, rows, n, index, n, null, false);
+}
+
 export function probeUniqueInt64(pairs: Int32Array, rows: Int32Array | null, n: number, index: UniqueKeyIndex, probeOut: Int32Array, buildOut: Int32Array): number {
   const found = probe(pairs, rows, n, index, n, null, false);
   if (found === null) return -1;

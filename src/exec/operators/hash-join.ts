@@ -9,7 +9,7 @@ import type { Expr } from '../../sql/ir.js';
 import { EngineError } from '../../util/engine-error.js';
 import { numericValuesAt, stringValues } from '../column-readers.js';
 import { compileFilter, shapesOf, usedColumns } from '../compile/compile.js';
-import { probeChainedInt64, probeUniqueInt64 } from '../compile/wasm-probe.js';
+import { probeChainedInt64, probeUniqueInt64, probeUniqueInt64Pairs } from '../compile/wasm-probe.js';
 import { gatherColumn, gatherWithNulls, nullColumn, sliceColumn } from '../gather.js';
 import { bitCount, hashNumber, hashRow, mixNumber, readKeys, ROW_HASH_SEED, type JoinTable, type KeyReader } from '../join-table.js';
 import { emptyOperatorStats, nowNanos, recordInput, recordOutput, type OperatorStats } from '../metrics.js';
@@ -464,21 +464,12 @@ export class HashJoinOperator implements Operator, SelectionSink {
     // the column arena), then flagged here.
     if (lowWord) {
       const t = this.table;
-      let count = -1;
-      let build: Int32Array = this.pairsBuild;
-      if (t.directUnique) {
-        this.reservePairs(n);
-        build = this.pairsBuild;
-        count = probeUniqueInt64(pairs, rows, n, { tableId: t.id, direct, bits, ranks, min, range, dense: t.rowCount * 16 > range }, this.pairsProbe, build);
-      } else {
-        const found = probeChainedInt64(pairs, rows, n, { tableId: t.id, direct, bits, ranks, min, range, dense: false, chain, firstOnly: false, maxChain: t.maxChain });
-        if (found !== null) {
-          count = found.count;
-          build = found.build;
-        }
-      }
-      if (count >= 0) {
-        for (let c = 0; c < count; c++) {
+      const found = t.directUnique
+        ? probeUniqueInt64Pairs(pairs, rows, n, { tableId: t.id, direct, bits, ranks, min, range, dense: t.rowCount * 16 > range })
+        : probeChainedInt64(pairs, rows, n, { tableId: t.id, direct, bits, ranks, min, range, dense: false, chain, firstOnly: false, maxChain: t.maxChain });
+      if (found !== null) {
+        const build = found.build;
+        for (let c = 0; c < found.count; c++) {
           const j = build[c];
           if (matched[j] === 0) matched[j] = 1;
         }
