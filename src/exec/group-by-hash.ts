@@ -8,6 +8,7 @@ import { columnFromNumbers, columnFromStrings } from './build-columns.js';
 import { nullFlags, numericValues, stringValues } from './column-readers.js';
 import { gatherColumn } from './gather.js';
 import { hashNumber } from './join-table.js';
+import { wasmInt64Bounds } from './compile/wasm-bounds.js';
 
 function mix(h: number, x: number): number {
   return Math.imul(h ^ hashNumber(x), 0x01000193) | 0;
@@ -677,6 +678,9 @@ function denseIndexFor(pairs: Int32Array | null, values: Float64Array | null, nu
 
 /** Bounds of NULL-free Int64 keys read as int32 low words while every high word is 0 and low word non-negative. */
 function int64Bounds(pairs: Int32Array, n: number): { min: number; max: number } | null {
+  const scanned = wasmInt64Bounds(pairs, n);
+  if (scanned === 'other') return numberBounds(pairs, null, null, n);
+  if (scanned !== undefined) return scanned;
   let min = 2 ** 31;
   let max = -1;
   for (let r = 0; r < n; r++) {
