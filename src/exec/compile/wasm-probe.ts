@@ -1,16 +1,17 @@
-// The join probe of integer keys over a key index (operators/hash-join.ts: matchInt64Unique,
-// matchInt64) as a WebAssembly function. It is the hottest worker code over the 22 TPC-H queries, and a JS loop
-// over typed arrays pays V8's per-access checks (a gather: 2.3-4.5 ns a row against C's 0.5).
-// The probe keys are read where they lie in the column arena (tpch's Int64 columns are allocated
-// there; others are copied in); the build's key index lives in SharedArrayBuffers the arena cannot reach, so each
-// worker copies it into a region of its own in the arena (threadRegion), once per join table,
-// and only once the table's probes have been numerous enough to repay the copy.
+// The join probes over an integer key index (operators/hash-join.ts: matchInt64Unique, matchInt64,
+// matchInt64Pair, markInt64) as WebAssembly functions. In JS they were the hottest worker code over
+// the 22 TPC-H queries: a loop over typed arrays pays V8's per-access checks (a gather: 2.3-4.5 ns
+// a row against C's 0.5). The probe keys are read where they lie in the column arena (tpch's Int64
+// columns are allocated there; others are copied in). The build's key index lives in
+// SharedArrayBuffers the arena cannot reach, so each worker copies it into a region of its own in
+// the arena (threadRegion), once per join table, once the table's probes have been numerous
+// enough to repay the copy.
 
 import { arenaAddress, currentArena } from '../../data/arena.js';
 import { arenaKernel, threadRegion } from './wasm-kernels.js';
 import { F64, FunctionBody, I32, kernelModule, Op, type ValueType } from './wasm-module.js';
 
-/** The build's key index as matchInt64Unique and matchInt64 read it (see JoinTable: direct, directNext, keyBits, keyRanks). */
+/** The build's key index as the probes read it (see JoinTable: direct, keyBits, keyRanks, keyMin). */
 export interface UniqueKeyIndex {
   /** JoinTable.id: the index a worker's copy was made of. */
   readonly tableId: number;
@@ -20,7 +21,10 @@ export interface UniqueKeyIndex {
   /** The key offset: a probe key's slot is its low word − min (min ≥ 0, min + range ≤ 2^31). */
   readonly min: number;
   readonly range: number;
-  /** Over a dense direct index a slot is mostly filled: a pair is written for every row in range and counted when the slot has a row (no branch). */
+  /**
+   * Over a direct index most slots hold a row: a pair is then written for every key in range and
+   * counted when its slot holds one (no branch to mispredict).
+   */
   readonly dense: boolean;
 }
 
@@ -67,6 +71,13 @@ const MAX_INDEX_BYTES = 64 << 20;
 /** Probes that may write more pairs than this stay in JS. */
 const MAX_PAIRS = 1 << 22;
 
+/** A probe's (probe row, build row) pairs: views into this thread's region, valid until its next probe. */
+export interface ProbePairs {
+  readonly count: number;
+  readonly probe: Int32Array;
+  readonly build: Int32Array;
+}
+
 type Kernel = (n: number, pairs: number, rows: number, direct: number, bits: number, ranks: number, min: number, range: number, probe: number, build: number, chain: number, other: number, buildOther: number) => number;
 
 /**
@@ -74,7 +85,7 @@ type Kernel = (n: number, pairs: number, rows: number, direct: number, bits: num
  * order the JS loop pushes them, as views valid until this thread's next probe; null when the
  * probe stays in JS (as for probeUniqueInt64, or too many pairs possible).
  */
-export function probeChainedInt64(pairs: Int32Array, rows: Int32Array | null, n: number, index: ChainedKeyIndex, other: OtherKey | null = null): { count: number; probe: Int32Array; build: Int32Array } | null {
+export function probeChainedInt64(pairs: Int32Array, rows: Int32Array | null, n: number, index: ChainedKeyIndex, other: OtherKey | null = null): ProbePairs | null {
   const perRow = index.firstOnly ? 1 : Math.max(1, index.maxChain);
   if (n * perRow > MAX_PAIRS) return null;
   return probe(pairs, rows, n, index, n * perRow, index.chain, index.firstOnly, other);
@@ -87,7 +98,7 @@ export function probeChainedInt64(pairs: Int32Array, rows: Int32Array | null, n:
  * not in this thread's arena, wasm kernels are off, or the index is not (yet) worth copying.
  */
 /** probeUniqueInt64's pairs as views valid until this thread's next probe (no copy); null when the probe stays in JS. */
-export function probeUniqueInt64Pairs(pairs: Int32Array, rows: Int32Array | null, n: number, index: UniqueKeyIndex): { count: number; probe: Int32Array; build: Int32Array } | null {
+export function probeUniqueInt64Pairs(pairs: Int32Array, rows: Int32Array | null, n: number, index: UniqueKeyIndex): ProbePairs | null {
   return probe(pairs, rows, n, index, n, null, false);
 }
 
@@ -108,7 +119,7 @@ function probe(
   chain: Int32Array | null,
   firstOnly: boolean,
   other: OtherKey | null = null,
-): { count: number; probe: Int32Array; build: Int32Array } | null {
+): ProbePairs | null {
   const arena = currentArena();
   if (arena === null || n === 0) return null;
   let pairsAddress = arenaAddress(pairs);

@@ -9,7 +9,7 @@ import type { Expr } from '../../sql/ir.js';
 import { EngineError } from '../../util/engine-error.js';
 import { numericValuesAt, stringValues } from '../column-readers.js';
 import { compileFilter, shapesOf, usedColumns } from '../compile/compile.js';
-import { probeChainedInt64, probeUniqueInt64, probeUniqueInt64Pairs } from '../compile/wasm-probe.js';
+import { probeChainedInt64, probeUniqueInt64, probeUniqueInt64Pairs, type ProbePairs } from '../compile/wasm-probe.js';
 import { gatherColumn, gatherWithNulls, nullColumn, sliceColumn } from '../gather.js';
 import { bitCount, hashNumber, hashRow, mixNumber, readKeys, ROW_HASH_SEED, type JoinTable, type KeyReader } from '../join-table.js';
 import { emptyOperatorStats, nowNanos, recordInput, recordOutput, type OperatorStats } from '../metrics.js';
@@ -109,7 +109,7 @@ export class HashJoinOperator implements Operator, SelectionSink {
   }
 
   /** A wasm probe's pairs as this operator's (see push); returns their count. */
-  private takePairs(found: { count: number; probe: Int32Array; build: Int32Array }): number {
+  private takePairs(found: ProbePairs): number {
     if (this.pairsProbe.length < found.count) {
       this.pairsProbe = new Int32Array(Math.max(found.count, 2 * this.pairsProbe.length));
       this.pairsBuild = new Int32Array(this.pairsProbe.length);
