@@ -356,7 +356,9 @@ describe('graceful close', () => {
     const server = await listen(testRouter(), { host: '127.0.0.1', port: 0 });
     const base = `http://127.0.0.1:${server.port}`;
     const slow = fetch(`${base}/slow/300`).then(async (r) => ({ status: r.status, body: await r.json(), connection: r.headers.get('connection') }));
-    await new Promise((r) => setTimeout(r, 50));
+    // Until the request is in the handler (a fixed 50 ms wait was too short for fetch's first
+    // request of a busy test run).
+    for (const deadline = Date.now() + 5000; server.inFlight() === 0 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 5));
     expect(server.inFlight()).toBe(1);
     const started = Date.now();
     await server.close();
