@@ -91,13 +91,13 @@ export function runWorkerRequest(req: WorkerRequest): WorkerResponse {
 }
 
 /**
- * Claims splits until none is left or the coordinator says stop; one driver each, adapting the
- * partial aggregation after this worker's first split as runSplitsOneByOne does. Per-split states
- * go to the coordinator, which queues them in split order. (One driver shared by a worker's splits
- * was tried: its partial sums then depended on which worker claimed which split. Which splits pass
- * rows through after adapting still does, so a double sum can differ in its last bits between
- * runs; within one query every reader of the stage sees the same pages, and Q15, which compares a
- * sum with itself, agrees.)
+ * Claims splits until none is left or the coordinator says stop. A fragment ending in a partial
+ * aggregation feeds every split it claims into one pipeline (see below); any other runs one driver
+ * per split, adapting the partial aggregation as runSplitsOneByOne does. Outcomes go to the
+ * coordinator, which queues them in split order. Partial double sums therefore depend on which
+ * worker claimed which splits, so a double sum can differ in its last bits between runs; within
+ * one query every reader of the stage sees the same pages, and Q15, which compares a sum with
+ * itself, agrees.
  */
 function runClaimedSplits(fragment: FragmentSpec, splits: readonly Split[], claim: Int32Array, joins: Readonly<Record<number, JoinTable>>, textPool: Uint8Array | undefined): ClaimedOutcome[] {
   const outcomes: ClaimedOutcome[] = [];

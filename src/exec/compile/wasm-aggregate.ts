@@ -12,7 +12,7 @@ import type { ColumnShape } from './emit.js';
 import { arenaKernel, columnAddresses, scratchBlock, type ColumnLoad } from './wasm-kernels.js';
 import { emitPairLoop } from './wasm-pair-loop.js';
 import { expressionEmitter, noteColumns, SCALAR_LANES } from './wasm-expressions.js';
-import { F64, FunctionBody, I32, I64, kernelModule, Op, Simd, WasmUnsupported, type ValueType } from './wasm-module.js';
+import { F64, FunctionBody, I32, I64, instantiateKernel, Op, Simd, WasmUnsupported, type ValueType } from './wasm-module.js';
 
 /** A value slot of the block and the argument added into it. */
 export interface WasmValueSlot {
@@ -148,8 +148,7 @@ function build(memory: WebAssembly.Memory, { predicate, values, shapes, codeColu
     f.get(BLK).get(kept).op(Op.f64ConvertI32U).memory(Op.f64Store, 3, 0);
     values.forEach((v, k) => f.get(BLK).get(sums[k]).memory(Op.f64Store, 3, v.slot * 8));
   }
-  const instance = new WebAssembly.Instance(new WebAssembly.Module(kernelModule(f)), { env: { memory } });
-  const run = instance.exports.kernel as (...args: number[]) => void;
+  const run = instantiateKernel<(...args: number[]) => void>(memory, f);
 
   const blockSlots = (groups === 0 ? 1 : rows + 1) * width;
   const args: number[] = new Array<number>(2 + columns.length).fill(0);

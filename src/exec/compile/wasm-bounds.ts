@@ -5,7 +5,7 @@
 
 import { arenaAddress, currentArena } from '../../data/arena.js';
 import { arenaKernel, threadRegion } from './wasm-kernels.js';
-import { FunctionBody, I32, kernelModule, Op, type ValueType } from './wasm-module.js';
+import { FunctionBody, I32, instantiateKernel, Op, type ValueType } from './wasm-module.js';
 
 /** Below this many rows the JS loop is as fast. */
 const MIN_ROWS = 4096;
@@ -57,6 +57,5 @@ function compileKernel(memory: WebAssembly.Memory): Kernel {
   f.get(OUT).get(min).memory(Op.i32Store, 2);
   f.get(OUT).get(max).memory(Op.i32Store, 2, 4);
   f.get(OUT).get(other).memory(Op.i32Store, 2, 8);
-  const instance = new WebAssembly.Instance(new WebAssembly.Module(kernelModule(f)), { env: { memory } });
-  return instance.exports.kernel as Kernel;
+  return instantiateKernel<Kernel>(memory, f);
 }

@@ -9,7 +9,7 @@ import type { Column } from '../../data/page.js';
 import type { Expr } from '../../sql/ir.js';
 import type { ColumnShape } from './emit.js';
 import { arenaKernel, columnAddresses, scratchBlock, type ColumnLoad } from './wasm-kernels.js';
-import { FunctionBody, I32, kernelModule, Op, type ValueType } from './wasm-module.js';
+import { FunctionBody, I32, instantiateKernel, Op, type ValueType } from './wasm-module.js';
 import { expressionEmitter, noteColumns, SCALAR_LANES } from './wasm-expressions.js';
 
 /** Rows per call: the selection vector (4 bytes a row) stays in the second-level cache. */
@@ -50,8 +50,7 @@ function build(memory: WebAssembly.Memory, predicate: Expr, shapes: readonly Col
   f.get(i).i32(1).op(Op.i32Add).set(i).br(0);
   f.end().end();
   f.get(count);
-  const instance = new WebAssembly.Instance(new WebAssembly.Module(kernelModule(f, [I32])), { env: { memory } });
-  const kernel = instance.exports.kernel as (...args: number[]) => number;
+  const kernel = instantiateKernel<(...args: number[]) => number>(memory, f, [I32]);
   const args: number[] = new Array<number>(3 + columns.length).fill(0);
   return {
     run(cols, n, sel) {

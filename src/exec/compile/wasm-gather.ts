@@ -7,7 +7,7 @@
 
 import { arenaAddress, currentArena } from '../../data/arena.js';
 import { arenaKernel, threadRegion } from './wasm-kernels.js';
-import { FunctionBody, I32, kernelModule, Op, type ValueType } from './wasm-module.js';
+import { FunctionBody, I32, instantiateKernel, Op, type ValueType } from './wasm-module.js';
 
 /** Below this many rows the JS loop is as fast as the copies. */
 const MIN_ROWS = 512;
@@ -56,6 +56,5 @@ function compileKernel(memory: WebAssembly.Memory, bytes: 4 | 8): Kernel {
   f.memory(store, shift);
   f.get(j).i32(1).op(Op.i32Add).set(j).br(0);
   f.end().end();
-  const instance = new WebAssembly.Instance(new WebAssembly.Module(kernelModule(f)), { env: { memory } });
-  return instance.exports.kernel as Kernel;
+  return instantiateKernel<Kernel>(memory, f);
 }

@@ -296,3 +296,9 @@ export function kernelModule(fn: FunctionBody, results: readonly ValueType[] = [
   section(10, [1, ...fn.encode()], out);
   return new Uint8Array(out);
 }
+
+/** `fn` compiled (kernelModule) and instantiated over `memory`: the exported kernel function. */
+export function instantiateKernel<K>(memory: WebAssembly.Memory, fn: FunctionBody, results: readonly ValueType[] = []): K {
+  const instance = new WebAssembly.Instance(new WebAssembly.Module(kernelModule(fn, results)), { env: { memory } });
+  return instance.exports.kernel as K;
+}

@@ -9,7 +9,7 @@
 
 import { arenaAddress, currentArena } from '../../data/arena.js';
 import { arenaKernel, threadRegion } from './wasm-kernels.js';
-import { F64, FunctionBody, I32, kernelModule, Op, type ValueType } from './wasm-module.js';
+import { F64, FunctionBody, I32, instantiateKernel, Op, type ValueType } from './wasm-module.js';
 
 /** The build's key index as the probes read it (see JoinTable: direct, keyBits, keyRanks, keyMin). */
 export interface UniqueKeyIndex {
@@ -91,19 +91,19 @@ export function probeChainedInt64(pairs: Int32Array, rows: Int32Array | null, n:
   return probe(pairs, rows, n, index, n * perRow, index.chain, index.firstOnly, other);
 }
 
+/** probeUniqueInt64's pairs as views valid until this thread's next probe (no copy); null when the probe stays in JS. */
+export function probeUniqueInt64Pairs(pairs: Int32Array, rows: Int32Array | null, n: number, index: UniqueKeyIndex): ProbePairs | null {
+  return probe(pairs, rows, n, index, n, null, false);
+}
+
 /**
  * matchInt64Unique over NULL-free Int64 `pairs` (row `rows[i]` of them for probe row i when a
  * filter selected rows): writes each probe row i whose key the index holds, and its build row,
  * into `probeOut` / `buildOut` and returns how many; -1, with nothing written, when the keys are
  * not in this thread's arena, wasm kernels are off, or the index is not (yet) worth copying.
  */
-/** probeUniqueInt64's pairs as views valid until this thread's next probe (no copy); null when the probe stays in JS. */
-export function probeUniqueInt64Pairs(pairs: Int32Array, rows: Int32Array | null, n: number, index: UniqueKeyIndex): ProbePairs | null {
-  return probe(pairs, rows, n, index, n, null, false);
-}
-
 export function probeUniqueInt64(pairs: Int32Array, rows: Int32Array | null, n: number, index: UniqueKeyIndex, probeOut: Int32Array, buildOut: Int32Array): number {
-  const found = probe(pairs, rows, n, index, n, null, false);
+  const found = probeUniqueInt64Pairs(pairs, rows, n, index);
   if (found === null) return -1;
   probeOut.set(found.probe);
   buildOut.set(found.build);
@@ -136,7 +136,7 @@ function probe(
   if (at === null) return null;
   // Selected rows (or copied keys, two words a row each) in, (probe row, build row) pairs out.
   const keyColumns = other === null ? 1 : 2;
-  const inWords = rows !== null ? n + (n % 2) : copyKeys ? 2 * n * keyColumns : 0;
+  const inWords = rows !== null ? n : copyKeys ? 2 * n * keyColumns : 0;
   const call = threadRegion(arena.memory, 'probe-call', (inWords + 2 * capacity) * 4);
   if (call === null) return null;
   const base = arenaAddress(call);
@@ -219,11 +219,13 @@ function compileKernel(memory: WebAssembly.Memory, kind: 'rank' | 'dense' | 'dir
   const bit = f.local(I32);
   const count = f.local(I32);
   const y = f.local(F64);
-  /** Pushes the address of element `index` (a local) of the int32 array at parameter `array`. */
-  const element = (array: number, index: number): FunctionBody => f.get(array).get(index).i32(2).op(Op.i32Shl).op(Op.i32Add);
+  /** Pushes the address of element `index` (a local) of the array at parameter `array`, of 4 or (shift 3) 8-byte elements. */
+  const element = (array: number, index: number, shift = 2): FunctionBody => f.get(array).get(index).i32(shift).op(Op.i32Shl).op(Op.i32Add);
+  /** Writes the pair (row i, build row j) and counts it. */
   const writePair = (): void => {
     element(PROBE, count).get(i).memory(Op.i32Store, 2);
     element(BUILD, count).get(j).memory(Op.i32Store, 2);
+    f.get(count).i32(1).op(Op.i32Add).set(count);
   };
 
   f.block().loop();
@@ -233,32 +235,29 @@ function compileKernel(memory: WebAssembly.Memory, kind: 'rank' | 'dense' | 'dir
   if (withRows) element(ROWS, i).memory(Op.i32Load, 2).set(r);
   const keyRow = withRows ? r : i;
   // Its slot: the low word − min, unsigned, within the range; and no high word.
-  f.get(PAIRS).get(keyRow).i32(3).op(Op.i32Shl).op(Op.i32Add).tee(j).memory(Op.i32Load, 2).get(MIN).op(Op.i32Sub).tee(k);
+  element(PAIRS, keyRow, 3).tee(j).memory(Op.i32Load, 2).get(MIN).op(Op.i32Sub).tee(k);
   f.get(RANGE).op(Op.i32GeU).brIf(0);
   f.get(j).memory(Op.i32Load, 2, 4).brIf(0);
   /** Writes the pair of row i and build row j, then (walking a chain) those of j's successors. */
   const writeRows = (): void => {
     if (walk === 'unique' || walk === 'first') {
       writePair();
-      f.get(count).i32(1).op(Op.i32Add).set(count);
       return;
     }
     if (walk === 'chain') {
       f.block().loop();
       writePair();
-      f.get(count).i32(1).op(Op.i32Add).set(count);
       element(CHAIN, j).memory(Op.i32Load, 2).tee(j).i32(0).op(Op.i32GeS).brIf(0);
       f.end().end();
       return;
     }
     // Two keys: the other key as the double JS composes (hi · 2^32 + unsigned lo: the i64's
     // value, rounded once either way), compared with each chained build row's.
-    f.get(OTHER).get(keyRow).i32(3).op(Op.i32Shl).op(Op.i32Add).memory(Op.i64Load, 3).op(Op.f64ConvertI64S).set(y);
+    element(OTHER, keyRow, 3).memory(Op.i64Load, 3).op(Op.f64ConvertI64S).set(y);
     f.block().loop();
     f.block();
-    f.get(BUILD_OTHER).get(j).i32(3).op(Op.i32Shl).op(Op.i32Add).memory(Op.f64Load, 3).get(y).op(Op.f64Ne).brIf(0);
+    element(BUILD_OTHER, j, 3).memory(Op.f64Load, 3).get(y).op(Op.f64Ne).brIf(0);
     writePair();
-    f.get(count).i32(1).op(Op.i32Add).set(count);
     // A semi or anti join stops at the first partner.
     if (walk === 'pair-first') f.br(2);
     f.end();
@@ -279,9 +278,9 @@ function compileKernel(memory: WebAssembly.Memory, kind: 'rank' | 'dense' | 'dir
     writeRows();
   } else if (kind === 'dense') {
     element(DIRECT, k).memory(Op.i32Load, 2).set(j);
+    // Written whatever the slot holds, counted only when it holds a row: + (j >> 31) undoes the count of a -1.
     writePair();
-    // Counted when the slot holds a row (j ≥ 0): + 1 + (j >> 31).
-    f.get(count).i32(1).op(Op.i32Add).get(j).i32(31).op(Op.i32ShrS).op(Op.i32Add).set(count);
+    f.get(count).get(j).i32(31).op(Op.i32ShrS).op(Op.i32Add).set(count);
   } else {
     element(DIRECT, k).memory(Op.i32Load, 2).tee(j).i32(0).op(Op.i32LtS).brIf(0);
     writeRows();
@@ -290,6 +289,5 @@ function compileKernel(memory: WebAssembly.Memory, kind: 'rank' | 'dense' | 'dir
   f.get(i).i32(1).op(Op.i32Add).set(i).br(0);
   f.end().end();
   f.get(count);
-  const instance = new WebAssembly.Instance(new WebAssembly.Module(kernelModule(f, [I32])), { env: { memory } });
-  return instance.exports.kernel as Kernel;
+  return instantiateKernel<Kernel>(memory, f, [I32]);
 }

@@ -9,7 +9,7 @@ import type { Expr } from '../../sql/ir.js';
 import { EngineError } from '../../util/engine-error.js';
 import { numericValuesAt, stringValues } from '../column-readers.js';
 import { compileFilter, shapesOf, usedColumns } from '../compile/compile.js';
-import { probeChainedInt64, probeUniqueInt64, probeUniqueInt64Pairs, type ProbePairs } from '../compile/wasm-probe.js';
+import { probeChainedInt64, probeUniqueInt64, probeUniqueInt64Pairs, type ChainedKeyIndex, type ProbePairs } from '../compile/wasm-probe.js';
 import { gatherColumn, gatherWithNulls, nullColumn, sliceColumn } from '../gather.js';
 import { bitCount, hashNumber, hashRow, mixNumber, readKeys, ROW_HASH_SEED, type JoinTable, type KeyReader } from '../join-table.js';
 import { emptyOperatorStats, nowNanos, recordInput, recordOutput, type OperatorStats } from '../metrics.js';
@@ -99,7 +99,6 @@ export class HashJoinOperator implements Operator, SelectionSink {
     this.firstOnly = (joinType === 'semi' || joinType === 'anti') && filter === null;
   }
 
-  /** Records pair number `count` (probe row p, build row b), growing the pair arrays as needed. */
   /** Pair arrays of at least `n` entries (their contents not kept). */
   private reservePairs(n: number): void {
     if (this.pairsProbe.length < n) {
@@ -119,6 +118,7 @@ export class HashJoinOperator implements Operator, SelectionSink {
     return found.count;
   }
 
+  /** Records pair number `count` (probe row p, build row b), growing the pair arrays as needed. */
   private push(count: number, p: number, b: number): void {
     if (count >= this.pairsProbe.length) {
       const a = new Int32Array(this.pairsProbe.length * 2);
@@ -214,6 +214,13 @@ export class HashJoinOperator implements Operator, SelectionSink {
     return { direct, chain: t.directNext as Int32Array, min: t.keyMin, range, bits, ranks: t.keyRanks, lowWord };
   }
 
+  /** The key index as the wasm probes take it (compile/wasm-probe.ts). */
+  private wasmKeyIndex(firstOnly: boolean): ChainedKeyIndex {
+    const t = this.table;
+    const { direct, chain, min, range, bits, ranks } = this.keyIndex();
+    return { tableId: t.id, direct, bits, ranks, min, range, dense: t.rowCount * 16 > range, chain, firstOnly, maxChain: t.maxChain };
+  }
+
   /**
    * One integer key: the key (dense range) or its rank (sparse range) indexes the first build row.
    * Keys come as numbers (`keys[i]`, with `nulls`) or as NULL-free Int64 (lo, hi) `pairs` read at
@@ -252,7 +259,7 @@ export class HashJoinOperator implements Operator, SelectionSink {
     if (this.table.directUnique) return this.matchInt64Unique(n, pairs, rows, direct, min, range, bits, ranks);
     const firstOnly = this.firstOnly;
     // The same loop in WebAssembly when the keys lie in (or can be copied into) the column arena.
-    const found = probeChainedInt64(pairs, rows, n, { tableId: this.table.id, direct, bits, ranks, min, range, dense: false, chain, firstOnly, maxChain: this.table.maxChain });
+    const found = probeChainedInt64(pairs, rows, n, this.wasmKeyIndex(firstOnly));
     if (found !== null) return this.takePairs(found);
     let count = 0;
     // The high word is tested only for keys the index holds; over a direct index, loops of their
@@ -301,8 +308,7 @@ export class HashJoinOperator implements Operator, SelectionSink {
     const probe = this.pairsProbe;
     const build = this.pairsBuild;
     // The same loop in WebAssembly when the keys lie in the column arena.
-    const dense = this.table.rowCount * 16 > range;
-    const matched = probeUniqueInt64(pairs, rows, n, { tableId: this.table.id, direct, bits, ranks, min, range, dense }, probe, build);
+    const matched = probeUniqueInt64(pairs, rows, n, this.wasmKeyIndex(false), probe, build);
     if (matched >= 0) return matched;
     let count = 0;
     // Loops of their own with and without `rows` (a per-row choice measured ~25% slower). A key
@@ -427,8 +433,7 @@ export class HashJoinOperator implements Operator, SelectionSink {
     const { direct, chain, min, range, bits, ranks } = this.keyIndex();
     const firstOnly = this.firstOnly;
     // The same loop in WebAssembly when the keys lie in (or can be copied into) the column arena.
-    const index = { tableId: this.table.id, direct, bits, ranks, min, range, dense: false, chain, firstOnly, maxChain: this.table.maxChain };
-    const found = probeChainedInt64(indexed, rows, n, index, { pairs: other, buildOther });
+    const found = probeChainedInt64(indexed, rows, n, this.wasmKeyIndex(firstOnly), { pairs: other, buildOther });
     if (found !== null) return this.takePairs(found);
     let count = 0;
     for (let i = 0; i < n; i++) {
@@ -463,10 +468,8 @@ export class HashJoinOperator implements Operator, SelectionSink {
     // The build rows a key finds, from the wasm probe (when the keys lie in or can be copied into
     // the column arena), then flagged here.
     if (lowWord) {
-      const t = this.table;
-      const found = t.directUnique
-        ? probeUniqueInt64Pairs(pairs, rows, n, { tableId: t.id, direct, bits, ranks, min, range, dense: t.rowCount * 16 > range })
-        : probeChainedInt64(pairs, rows, n, { tableId: t.id, direct, bits, ranks, min, range, dense: false, chain, firstOnly: false, maxChain: t.maxChain });
+      const index = this.wasmKeyIndex(false);
+      const found = this.table.directUnique ? probeUniqueInt64Pairs(pairs, rows, n, index) : probeChainedInt64(pairs, rows, n, index);
       if (found !== null) {
         const build = found.build;
         for (let c = 0; c < found.count; c++) {
