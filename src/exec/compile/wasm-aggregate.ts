@@ -10,7 +10,7 @@ import type { Column } from '../../data/page.js';
 import type { Expr } from '../../sql/ir.js';
 import type { ColumnShape } from './emit.js';
 import { arenaKernel, columnAddresses, scratchBlock, type ColumnLoad } from './wasm-kernels.js';
-import { emitPairLoop } from './wasm-pair-loop.js';
+import { emitPairLoop, type PairLoop } from './wasm-pair-loop.js';
 import { expressionEmitter, noteColumns, SCALAR_LANES } from './wasm-expressions.js';
 import { F64, FunctionBody, I32, I64, instantiateKernel, Op, Simd, WasmUnsupported, type ValueType } from './wasm-module.js';
 
@@ -90,10 +90,10 @@ function build(memory: WebAssembly.Memory, { predicate, values, shapes, codeColu
   const kept = groups === 0 ? f.local(I32) : -1;
   const blockRow = f.local(I32);
   // One group: rows two at a time first, when every expression has a vector form.
-  let pairs: { count: number; sums: number[] } | null = null;
+  let pairs: PairLoop | null = null;
   if (groups === 0) {
     try {
-      pairs = emitPairLoop({ f, i, n: N, loads: used, address: addressParam }, predicate, values.map((v) => v.arg));
+      pairs = emitPairLoop({ f, i, n: N, loads: used, address: addressParam, spill: { address: BLK, offset: width * 8 } }, predicate, values.map((v) => v.arg));
     } catch (e) {
       if (!(e instanceof WasmUnsupported)) throw e;
     }
@@ -150,7 +150,8 @@ function build(memory: WebAssembly.Memory, { predicate, values, shapes, codeColu
   }
   const run = instantiateKernel<(...args: number[]) => void>(memory, f);
 
-  const blockSlots = (groups === 0 ? 1 : rows + 1) * width;
+  // One group: the pair loop's constants after the block's row.
+  const blockSlots = (groups === 0 ? 1 : rows + 1) * width + (pairs?.spilledBytes ?? 0) / 8;
   const args: number[] = new Array<number>(2 + columns.length).fill(0);
   return {
     form: pairs !== null ? 'pairs' : 'rows',

@@ -62,9 +62,11 @@ const VECTOR_ARITHMETIC: Record<string, number> = { $add: Simd.f64x2Add, $subtra
 
 /**
  * Two rows at a time (f64x2; truth a 64-bit lane mask). Literals become vectors once, in
- * `prelude` (code the caller places before its loop), kept in locals of `f`.
+ * `prelude` (code the caller places before its loop), kept in locals of `f`. They go through
+ * memory at `spill`: TurboFan re-splats a constant vector inside the loop at every use (two
+ * instructions each, a quarter of Q6's loop); a loaded one stays in a register.
  */
-export function vectorLanes(f: FunctionBody, prelude: FunctionBody): Lanes {
+export function vectorLanes(f: FunctionBody, prelude: FunctionBody, spill: ConstantSpill): VectorLanes {
   const constants = new Map<string, number>();
   return {
     number: V128,
@@ -79,8 +81,11 @@ export function vectorLanes(f: FunctionBody, prelude: FunctionBody): Lanes {
       if (local === undefined) {
         local = f.local(V128);
         constants.set(key, local);
+        const at = spill.offset + 16 * (constants.size - 1);
+        prelude.get(spill.address);
         if (kind === 'f64') prelude.f64(value).simd(Simd.f64x2Splat);
         else prelude.i32(value).simd(Simd.i32x4Splat);
+        prelude.simd(Simd.v128Store, { align: 3, offset: at }).get(spill.address).simd(Simd.v128Load, { align: 3, offset: at });
         prelude.set(local);
       }
       g.get(local);
@@ -92,7 +97,19 @@ export function vectorLanes(f: FunctionBody, prelude: FunctionBody): Lanes {
     compareRaw: (g, name) => g.simd(VECTOR_COMPARE_I32[name]).simd(Simd.i64x2ExtendLowI32x4S),
     combine: (g, kind) => g.simd(kind === 'and' ? Simd.v128And : Simd.v128Or),
     negateTruth: (g) => g.simd(Simd.v128Not),
+    spilledBytes: () => 16 * constants.size,
   };
+}
+
+/** Where a vector loop keeps its constants: 16 bytes each from `offset` past the address in local `address`. */
+export interface ConstantSpill {
+  readonly address: number;
+  readonly offset: number;
+}
+
+export interface VectorLanes extends Lanes {
+  /** Bytes of the spill the constants so far take. */
+  spilledBytes(): number;
 }
 
 export interface RowContext {

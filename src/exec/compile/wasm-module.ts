@@ -72,6 +72,7 @@ export const Op = {
 /** SIMD opcodes (after the 0xfd prefix), by name: 128-bit vectors as two f64 or four i32 lanes. */
 export const Simd = {
   v128Load: 0x00,
+  v128Store: 0x0b,
   v128Load64Zero: 0x5d,
   i32x4Splat: 0x11,
   f64x2Splat: 0x14,

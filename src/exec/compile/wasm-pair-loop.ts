@@ -4,12 +4,21 @@
 // sum up to rounding). The row loop after it takes the odd last row.
 
 import type { Expr } from '../../sql/ir.js';
-import { expressionEmitter, vectorLanes, type RowContext } from './wasm-expressions.js';
+import { expressionEmitter, vectorLanes, type ConstantSpill, type RowContext } from './wasm-expressions.js';
 import { FunctionBody, Op, Simd, V128, WasmUnsupported } from './wasm-module.js';
 
 /** The row index (`i`: 0 on entry; on exit, the first row the loop did not do) and the row count's parameter. */
 export interface PairLoopContext extends RowContext {
   readonly n: number;
+  /** Where the loop's constant vectors go (see vectorLanes). */
+  readonly spill: ConstantSpill;
+}
+
+/** The pair loop's v128 locals (see emitPairLoop) and the bytes its constants took of the spill. */
+export interface PairLoop {
+  readonly count: number;
+  readonly sums: number[];
+  readonly spilledBytes: number;
 }
 
 /**
@@ -17,7 +26,7 @@ export interface PairLoopContext extends RowContext {
  * argument's sum (two f64 lanes). Throws WasmUnsupported, with nothing emitted, for an expression
  * it has no vector form of.
  */
-export function emitPairLoop(ctx: PairLoopContext, predicate: Expr, args: readonly Expr[]): { count: number; sums: number[] } {
+export function emitPairLoop(ctx: PairLoopContext, predicate: Expr, args: readonly Expr[]): PairLoop {
   const { f } = ctx;
   const start = f.code.length;
   try {
@@ -28,11 +37,12 @@ export function emitPairLoop(ctx: PairLoopContext, predicate: Expr, args: readon
   }
 }
 
-function emit(ctx: PairLoopContext, predicate: Expr, args: readonly Expr[]): { count: number; sums: number[] } {
+function emit(ctx: PairLoopContext, predicate: Expr, args: readonly Expr[]): PairLoop {
   const { f, i, n } = ctx;
   // Literals become vectors once, before the loop: the prelude is inserted where the loop starts.
   const prelude = new FunctionBody([]);
-  const { number, truth } = expressionEmitter(ctx, vectorLanes(f, prelude));
+  const lanes = vectorLanes(f, prelude, ctx.spill);
+  const { number, truth } = expressionEmitter(ctx, lanes);
 
   const count = f.local(V128);
   const sums = args.map(() => f.local(V128));
@@ -54,5 +64,5 @@ function emit(ctx: PairLoopContext, predicate: Expr, args: readonly Expr[]): { c
   f.get(i).i32(2).op(Op.i32Add).set(i).br(0);
   f.end().end();
   f.insert(loopStart, prelude.code);
-  return { count, sums };
+  return { count, sums, spilledBytes: lanes.spilledBytes() };
 }
