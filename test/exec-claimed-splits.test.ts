@@ -9,6 +9,7 @@ import type { Split } from '../src/connectors/catalog.js';
 import { BOOLEAN, INTEGER, DOUBLE } from '../src/data/types.js';
 import { columnFromNumbers } from '../src/exec/build-columns.js';
 import { numericValues } from '../src/exec/column-readers.js';
+import { rowsDivisible } from '../src/exec/pipeline.js';
 import type { FragmentSpec } from '../src/exec/specs.js';
 import { runWorkerRequest, type ClaimedOutcome } from '../src/exec/worker.js';
 import type { Expr } from '../src/sql/ir.js';
@@ -115,6 +116,77 @@ describe('grouped aggregations over claimed splits', () => {
     const outcomes = drivers(runWorkerRequest({ kind: 'claimDrivers', fragment: countByValue, splits: grouped(3, 10_000, 10_000), claim: claim(0) }));
     expect(totals(outcomes).size).toBe(10_000);
     expect(totals(outcomes).get(9_999)).toBe(3);
+  });
+});
+
+describe('claimed splits with a sliced tail', () => {
+  /** Split s: `rows` integers, value = s * 1,000,000 + row. */
+  const big = (count: number, rows: number, extraPages = false): Split[] =>
+    Array.from({ length: count }, (_, s) => {
+      const values = Array.from({ length: rows }, (_, i) => s * 1_000_000 + i);
+      const half = Math.floor(rows / 2) + 3;
+      const pages = extraPages
+        ? [
+            { length: half, columns: [columnFromNumbers(INTEGER, values.slice(0, half), null, half)] },
+            { length: rows - half, columns: [columnFromNumbers(INTEGER, values.slice(half), null, rows - half)] },
+          ]
+        : [{ length: rows, columns: [columnFromNumbers(INTEGER, values, null, rows)] }];
+      return { kind: 'pages', pages, rows };
+    });
+  const sumOf: FragmentSpec = {
+    ...fragment,
+    operators: [{ op: 'aggregate', step: 'partial', groupBy: [], aggregates: [{ name: 'sum', args: [0], argType: INTEGER, filter: null, distinct: false, type: DOUBLE }, { name: 'count', args: [0], argType: INTEGER, filter: null, distinct: false, type: DOUBLE }] }],
+    outputTypes: [DOUBLE, DOUBLE],
+  };
+  const expected = (splits: readonly Split[]): number[] => {
+    let sum = 0;
+    let count = 0;
+    for (const split of splits) if (split.kind === 'pages') for (const p of split.pages) for (const v of numericValues(p.columns[0]).subarray(0, p.length)) (sum += v), count++;
+    return [sum, count];
+  };
+  const summed = (outcomes: readonly ClaimedOutcome[]): number[] => {
+    const total = [0, 0];
+    for (const o of outcomes) for (const page of o.result?.pages ?? []) for (let c = 0; c < 2; c++) total[c] += numericValues(page.columns[c])[0];
+    return total;
+  };
+
+  it('covers every row exactly once, also split over several pages, from any unit on', () => {
+    for (const extraPages of [false, true]) {
+      const splits = big(5, 10_000 + 77, extraPages);
+      expect(summed(drivers(runWorkerRequest({ kind: 'claimDrivers', fragment: sumOf, splits, claim: claim(0), slicedTail: 2 })))).toEqual(expected(splits));
+      // Units 0-2 are splits 0-2; units 3-6 the quarters of split 3, 7-10 those of split 4.
+      const fromSecondQuarter = claim(4);
+      const rest = drivers(runWorkerRequest({ kind: 'claimDrivers', fragment: sumOf, splits, claim: fromSecondQuarter, slicedTail: 2 }));
+      expect(fromSecondQuarter[0]).toBeGreaterThanOrEqual(11);
+      const quarter = Math.floor((10_077 / 4) / 1024) * 1024;
+      const tail = [...expected(splits.slice(4))];
+      let sum3 = 0;
+      for (let i = quarter; i < 10_077; i++) sum3 += 3_000_000 + i;
+      expect(summed(rest)).toEqual([tail[0] + sum3, tail[1] + 10_077 - quarter]);
+    }
+  });
+
+  it('are only for partial aggregations after row-by-row operators (a single-step aggregation needs whole splits)', () => {
+    expect(rowsDivisible(sumOf)).toBe(true);
+    expect(rowsDivisible(fragment)).toBe(true);
+    const grouped: FragmentSpec = { ...sumOf, operators: [{ op: 'aggregate', step: 'single', groupBy: [0], aggregates: [] }, ...sumOf.operators] };
+    expect(rowsDivisible(grouped)).toBe(false);
+    expect(rowsDivisible({ ...fragment, operators: fragment.operators.slice(0, 1) })).toBe(false);
+  });
+
+  it('runs each unit once when two claimers share the counter, per unit for a fragment without aggregation', () => {
+    const splits = big(3, 4096 + 5);
+    const filtered: FragmentSpec = {
+      ...fragment,
+      operators: [{ op: 'filterProject', filter: { kind: 'call', name: '$ge', args: [column, { kind: 'literal', value: 0, type: INTEGER }], type: BOOLEAN }, projections: [column] }],
+      outputTypes: [INTEGER],
+    };
+    const outcomes = drivers(runWorkerRequest({ kind: 'claimDrivers', fragment: filtered, splits, claim: claim(0), slicedTail: 2 }));
+    // Split 0 whole, splits 1 and 2 in four slices each (bounds on multiples of 1,024 rows).
+    expect(outcomes.map((o) => o.split)).toEqual([0, 1, 1, 1, 1, 2, 2, 2, 2]);
+    expect(outcomes.map((o) => o.result?.pages.reduce((n, p) => n + p.length, 0))).toEqual([4101, 1024, 1024, 1024, 1029, 1024, 1024, 1024, 1029]);
+    const seen = outcomes.flatMap((o) => o.result?.pages.flatMap((p) => [...numericValues(p.columns[0]).subarray(0, p.length)]) ?? []);
+    expect(new Set(seen).size).toBe(3 * 4101);
   });
 });
 

@@ -17,7 +17,7 @@ import type { SqlType } from '../data/types.js';
 import { buildJoinTable, joinTableBytes, type JoinTable } from '../exec/join-table.js';
 import { gatherColumn, nullColumn, sliceColumn } from '../exec/gather.js';
 import { nowNanos } from '../exec/metrics.js';
-import { adaptPartialAggregation, operatorOutputTypes, Pipeline, runPipeline, type DriverResult } from '../exec/pipeline.js';
+import { adaptPartialAggregation, operatorOutputTypes, rowsDivisible, Pipeline, runPipeline, type DriverResult } from '../exec/pipeline.js';
 import type { WorkerPool } from '../exec/pool.js';
 import { isBlocking, type FragmentSpec } from '../exec/specs.js';
 import type { ClaimedOutcome, DriverOutcome, GeneratedColumns, WorkerRequest } from '../exec/worker.js';
@@ -364,7 +364,10 @@ export class QueryExecution {
     task.runningDrivers = splits.length;
     task.queuedDrivers = 0;
     try {
-      const requests = Array.from({ length: this.ctx.pool.threads }, () => this.ctx.pool.run({ kind: 'claimDrivers', fragment, splits: prepared, joins, textPool, claim }));
+      // Cached splits feeding a partial aggregation: the last ones are claimed in slices, so the
+      // workers finish together (the aggregation merges whatever rows each worker took).
+      const slicedTail = rowsDivisible(fragment) && prepared.every((s) => s.kind === 'pages') ? Math.min(prepared.length, this.ctx.pool.threads) : 0;
+      const requests = Array.from({ length: this.ctx.pool.threads }, () => this.ctx.pool.run({ kind: 'claimDrivers', fragment, splits: prepared, joins, textPool, claim, slicedTail }));
       const outcomes: ClaimedOutcome[] = [];
       for (const response of await Promise.all(requests)) {
         if (!response.ok) throw toEngineError(response.error);

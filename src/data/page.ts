@@ -342,6 +342,26 @@ function sharedColumn(c: Column): Column {
   }
 }
 
+/**
+ * Rows [start, end) of the page as views of its buffers (no copy), or null when a column cannot
+ * be viewed so: varchar columns (their offsets index the whole data), or `start` within a byte of
+ * a bitmap (not a multiple of 8).
+ */
+export function pageRowRange(page: Page, start: number, end: number): Page | null {
+  if (start % 8 !== 0) return null;
+  const columns: Column[] = [];
+  for (const c of page.columns) {
+    if (c.kind === 'varchar') return null;
+    const validity = c.validity === null ? null : c.validity.subarray(start >> 3, (end + 7) >> 3);
+    if (c.kind === 'dict') columns.push({ ...c, length: end - start, validity, indices: c.indices.subarray(start, end) });
+    else {
+      const { slotsPerRow } = fixedLayout(c.type);
+      columns.push({ ...c, length: end - start, validity, values: c.values.subarray(start * slotsPerRow, Math.ceil(end * slotsPerRow)) });
+    }
+  }
+  return { length: end - start, columns };
+}
+
 /** The page's columns at `positions`, in that order (no copy). */
 export function projectPage(page: Page, positions: readonly number[]): Page {
   return { length: page.length, columns: positions.map((c) => page.columns[c]) };

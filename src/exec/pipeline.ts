@@ -148,6 +148,22 @@ export interface DriverResult {
 /** A driver's partial aggregation is judged on at least this many input rows (Q15's ~9.8k a split). */
 const ADAPT_MIN_ROWS = 4096;
 
+/** Whether the fragment's last operator is a partial aggregation. */
+export function endsInPartialAggregation(fragment: FragmentSpec): boolean {
+  const last = fragment.operators[fragment.operators.length - 1];
+  return last !== undefined && last.op === 'aggregate' && last.step === 'partial';
+}
+
+/**
+ * Whether a split's rows may be cut anywhere and fed to different drivers: a partial aggregation
+ * after row-by-row operators only. Not when an operator needs whole splits (a single-step
+ * aggregation grouped by the table's partitioning key relies on no group crossing a split).
+ */
+export function rowsDivisible(fragment: FragmentSpec): boolean {
+  const ops = fragment.operators;
+  return endsInPartialAggregation(fragment) && ops.slice(0, -1).every((o) => o.op === 'filterProject' || o.op === 'hashJoin');
+}
+
 /**
  * A partial aggregation that barely reduces its input (high-cardinality keys) only costs: once a
  * driver shows that, later drivers pass rows through as single-row states for the final step.
