@@ -168,6 +168,13 @@ describe('HTTP server (node:http)', () => {
     expect(JSON.parse(res.body)).toMatchObject({ length: 11, sha: 'hello world', contentType: null });
   });
 
+  it('hands a request without Content-Length or Transfer-Encoding an empty body at once, on a kept-alive connection', async () => {
+    const raw = await rawRequest(server.port, 'POST /echo HTTP/1.1\r\nHost: h\r\n\r\nPOST /echo HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\n\r\nPOST /echo HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\nConnection: close\r\n\r\nabc');
+    const bodies = raw.split(/HTTP\/1\.1 /).slice(1).map((r) => parseRaw(`HTTP/1.1 ${r}`));
+    expect(bodies.map((b) => b.status)).toEqual([200, 200, 200]);
+    expect(bodies.map((b) => JSON.parse(b.body).length)).toEqual([0, 0, 3]);
+  });
+
   it('reads a chunked body from http.request without Content-Length', async () => {
     const body = await new Promise<string>((resolve, reject) => {
       const req = http.request(`${base}/echo`, { method: 'POST' }, (res) => {

@@ -156,6 +156,13 @@ export async function listen(router: Router, options: ListenOptions = {}): Promi
         reply(tooLarge(maxBodyBytes), undefined, true);
         return;
       }
+      // No body (neither a length nor chunks): dispatch now, not after the stream's 'end', which
+      // costs a stream read, a nextTick and two events per request (most of our requests are GETs).
+      if (declared === 0 && headers['transfer-encoding'] === undefined) {
+        const request = new IncomingRequest(method, path, rawQuery, headers, EMPTY_BODY, peerAddress(socket), baseUrlFrom(headers.host, fallbackBaseUrl), disconnection);
+        void run(request).then(({ r, error }) => reply(r, error));
+        return;
+      }
       // A body that grows past the limit gets 413 and the connection closes; up to the drain limit
       // the rest of the body is read and dropped first, so the client is reading when the 413 comes.
       const chunks: Buffer[] = [];
