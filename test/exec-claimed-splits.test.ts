@@ -11,7 +11,7 @@ import { columnFromNumbers } from '../src/exec/build-columns.js';
 import { numericValues } from '../src/exec/column-readers.js';
 import { rowsDivisible } from '../src/exec/pipeline.js';
 import type { FragmentSpec } from '../src/exec/specs.js';
-import { runWorkerRequest, type ClaimedOutcome } from '../src/exec/worker.js';
+import { MERGED_AGGREGATION_MAX_GROUPS, runWorkerRequest, type ClaimedOutcome } from '../src/exec/worker.js';
 import type { Expr } from '../src/sql/ir.js';
 
 /** Split s holds the integers s*10 .. s*10+9. */
@@ -99,17 +99,18 @@ describe('grouped aggregations over claimed splits', () => {
   });
 
   it('hand many groups on once they outgrow the bound, then pass rows through when the grouping does not reduce', () => {
-    // Three splits of 20,000 distinct values each (no value in two splits).
+    // Three splits of more distinct values each than the bound (no value in two splits).
+    const rows = MERGED_AGGREGATION_MAX_GROUPS + 1000;
     const distinct: Split[] = Array.from({ length: 3 }, (_, s) => ({
       kind: 'pages',
-      pages: [{ length: 20_000, columns: [columnFromNumbers(INTEGER, Array.from({ length: 20_000 }, (_, i) => s * 20_000 + i), null, 20_000)] }],
-      rows: 20_000,
+      pages: [{ length: rows, columns: [columnFromNumbers(INTEGER, Array.from({ length: rows }, (_, i) => s * rows + i), null, rows)] }],
+      rows,
     }));
     const outcomes = drivers(runWorkerRequest({ kind: 'claimDrivers', fragment: countByValue, splits: distinct, claim: claim(0) }));
-    // The first split's 20,000 groups closed its driver; the next splits ran one driver each, passed through.
+    // The first split's groups closed its driver; the next splits ran one driver each, passed through.
     expect(outcomes.map((o) => o.split)).toEqual([0, 1, 2]);
-    expect(totals(outcomes).size).toBe(60_000);
-    expect(totals(outcomes).get(59_999)).toBe(1);
+    expect(totals(outcomes).size).toBe(3 * rows);
+    expect(totals(outcomes).get(3 * rows - 1)).toBe(1);
   });
 
   it('pass rows through once a split shows the grouping does not reduce', () => {
