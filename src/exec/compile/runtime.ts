@@ -125,15 +125,22 @@ export function byteLikeMatcher(pattern: string): ((data: Uint8Array, start: num
 }
 
 /**
- * Column-at-a-time LIKE for a constant pattern with a non-empty `%…%` middle part (`'%special%requests%'`):
- * one native substring search over the page's UTF-8 bytes finds the few rows holding the longest
- * middle part; only those run the row matcher. Null when the row matcher alone is as good
- * (exact, prefix or suffix patterns) or the pattern needs decoding.
+ * Column-at-a-time LIKE for a constant pattern with a non-empty `%…%` middle part (`'%special%requests%'`),
+ * by native substring searches over the page's UTF-8 bytes. A pattern that starts and ends with
+ * `%` is matched by the searches alone: the first part's next occurrence finds a row, each later
+ * part's next occurrence after the previous one must end inside that row (the leftmost occurrences
+ * are the best chance, so that decides the row), and a part found nowhere further ends the page.
+ * Other patterns search the longest middle part and run the row matcher on the rows holding it.
+ * Q13's `'%special%requests%'`: "requests" is in a third of the comments, whose row matcher's
+ * byte loops cost about as much as the search. Null when the row matcher alone is as good (exact,
+ * prefix or suffix patterns) or the pattern needs decoding.
  */
 export function byteLikeColumnMatcher(pattern: string): ((col: { readonly length: number; readonly data: Uint8Array; readonly offsets: Int32Array }) => Uint8Array) | null {
   const row = byteLikeMatcher(pattern);
-  const middle = pattern.split('%').slice(1, -1).filter((p) => p.length > 0);
+  const split = pattern.split('%');
+  const middle = split.slice(1, -1).filter((p) => p.length > 0);
   if (!row || middle.length === 0) return null;
+  if (split[0] === '' && split[split.length - 1] === '') return chainedSearch(middle.map((m) => Buffer.from(m, 'utf8')));
   const needle = Buffer.from(middle.reduce((a, b) => (b.length > a.length ? b : a)), 'utf8');
   return (col) => {
     const n = col.length;
@@ -154,6 +161,62 @@ export function byteLikeColumnMatcher(pattern: string): ((col: { readonly length
       }
       if (row(data, offsets[r], rowEnd)) hits[r] = 1;
       pos = rowEnd;
+    }
+    return hits;
+  };
+}
+
+/**
+ * `%a%b%…%` over a page's bytes: parts found in order within one row (see byteLikeColumnMatcher).
+ * Each part's last search result is kept (the first occurrence at or after a point is also the
+ * first at or after any later point before it), and when a later part's next occurrence lies
+ * beyond the row, the rows before that occurrence cannot match: the search resumes at its row.
+ */
+function chainedSearch(parts: readonly Buffer[]): (col: { readonly length: number; readonly data: Uint8Array; readonly offsets: Int32Array }) => Uint8Array {
+  return (col) => {
+    const n = col.length;
+    const hits = new Uint8Array(n);
+    const { data, offsets } = col;
+    const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+    const end = offsets[n];
+    // known[p]: part p's first occurrence at or after searched[p] (-1: none before the page's end).
+    const known = new Array<number>(parts.length).fill(0);
+    const searched = new Array<number>(parts.length).fill(-1);
+    const occurrence = (p: number, from: number): number => {
+      if (searched[p] < 0 || from < searched[p] || (known[p] >= 0 && known[p] < from)) {
+        const at = bytes.indexOf(parts[p], from);
+        known[p] = at >= 0 && at + parts[p].length <= end ? at : -1;
+        searched[p] = from;
+      }
+      return known[p];
+    };
+    let r = 0;
+    let pos = offsets[0];
+    while (pos < end) {
+      const at = occurrence(0, pos);
+      if (at < 0) break;
+      while (offsets[r + 1] <= at) r++;
+      const rowEnd = offsets[r + 1];
+      if (at + parts[0].length > rowEnd) {
+        pos = at + 1; // straddles two rows
+        continue;
+      }
+      let from = at + parts[0].length;
+      let beyond = -1; // where a later part next occurs when that is past this row
+      for (let p = 1; p < parts.length && beyond < 0; p++) {
+        const next = occurrence(p, from);
+        if (next < 0) return hits; // a part occurs nowhere further: no later row matches
+        if (next + parts[p].length > rowEnd) beyond = next;
+        else from = next + parts[p].length;
+      }
+      if (beyond < 0) {
+        hits[r] = 1;
+        pos = rowEnd;
+        continue;
+      }
+      // No row before that occurrence's row holds the chain (the next row, when it straddles this one's end).
+      while (offsets[r + 1] <= beyond) r++;
+      pos = Math.max(offsets[r], rowEnd);
     }
     return hits;
   };
