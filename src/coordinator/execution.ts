@@ -58,6 +58,18 @@ interface Upstream {
   readonly reader: number;
 }
 
+/**
+ * The rows whose flag is `want`, in one pass. A plain function rather than loops in the async
+ * method: it runs once per query on the main thread, and 42k flags (Q22's customers) took
+ * 0.45–4 ms as two loops inside an async function, 0.2–0.3 ms here (once optimized, both).
+ */
+function rowsFlagged(flags: Uint8Array, rows: number, want: 0 | 1): Int32Array {
+  const sel = new Int32Array(rows);
+  let k = 0;
+  for (let r = 0; r < rows; r++) if (flags[r] === want) sel[k++] = r;
+  return sel.subarray(0, k);
+}
+
 /** Whether a split's rows can be cut into views of its cached columns (pageRowRange); unread columns are undefined (onlyColumns). */
 function viewableRows(split: Split): boolean {
   return split.kind === 'pages' && split.pages.every((p) => p.columns.every((c) => c === undefined || c.kind !== 'varchar'));
@@ -509,18 +521,21 @@ export class QueryExecution {
     if (!mark || this.stopped) return;
     const { table, sel } = await this.markedRows(stage, mark.joinId, mark.anti ? 0 : 1);
     if (sel.length === 0) return;
-    task.outputBuffer.enqueue({ length: sel.length, columns: table.page.columns.map((c) => gatherColumn(c, sel, sel.length)) });
+    // Many rows are gathered on a worker, where the gathers are hot code (on the main thread, which
+    // runs them once a query, Q22's 14k customers took 1.5–5 ms).
+    if (sel.length <= INLINE_MAX_ROWS) task.outputBuffer.enqueue({ length: sel.length, columns: table.page.columns.map((c) => gatherColumn(c, sel, sel.length)) });
+    else {
+      const response = await this.ctx.pool.run({ kind: 'gatherRows', page: table.page, rows: sel });
+      if (!response.ok) throw toEngineError(response.error);
+      if (!('result' in response)) throw new Error('unexpected worker response');
+      if (!this.stopped) for (const page of response.result.pages) task.outputBuffer.enqueue(page);
+    }
   }
 
   /** The build rows of a stage's match-tracking join whose flag is `want` (1 matched, 0 not). */
   private async markedRows(stage: StagePlan, joinId: number, want: 0 | 1): Promise<{ table: JoinTable; sel: Int32Array }> {
     const table = await this.joinTable(stage.builds.find((b) => b.joinId === joinId) as BuildInput);
-    const flags = table.matched as Uint8Array;
-    let count = 0;
-    for (let r = 0; r < table.rowCount; r++) if (flags[r] === want) count++;
-    const sel = new Int32Array(count);
-    for (let r = 0, k = 0; r < table.rowCount; r++) if (flags[r] === want) sel[k++] = r;
-    return { table, sel };
+    return { table, sel: rowsFlagged(table.matched as Uint8Array, table.rowCount, want) };
   }
 
   /** A task is FINISHED once its buffer has been read to the end. */

@@ -9,7 +9,7 @@ import { buildTextPool } from '../connectors/tpch/text-pool.js';
 import { installArena } from '../data/arena.js';
 import type { Split } from '../connectors/catalog.js';
 import { pageRowRange, projectPage, sharedPage, type Column, type Page } from '../data/page.js';
-import { sliceColumn } from './gather.js';
+import { gatherColumn, sliceColumn } from './gather.js';
 import { toEngineError, type SerializedEngineError } from '../util/engine-error.js';
 import { adaptPartialAggregation, endsInPartialAggregation, Pipeline, runPipeline, type DriverResult } from './pipeline.js';
 import { nowNanos } from './metrics.js';
@@ -44,6 +44,8 @@ export type WorkerRequest =
       readonly joins?: Readonly<Record<number, JoinTable>>;
     }
   | { readonly kind: 'buildJoin'; readonly pages: readonly Page[]; readonly types: readonly SqlType[]; readonly keys: readonly number[]; readonly trackMatches: boolean }
+  /** The page's rows at `rows` (a join's marked build rows), as a driver's one output page. */
+  | { readonly kind: 'gatherRows'; readonly page: Page; readonly rows: Int32Array }
   | { readonly kind: 'buildTextPool' };
 
 /** Columns generated for a split (table positions), for the coordinator's cache. */
@@ -82,6 +84,7 @@ export function runWorkerRequest(req: WorkerRequest): WorkerResponse {
   try {
     if (req.kind === 'buildTextPool') return { ok: true, textPool: buildTextPool(TEXT_POOL_SIZE) };
     if (req.kind === 'buildJoin') return { ok: true, joinTable: buildJoinTable(req.pages, req.types, req.keys, req.trackMatches) };
+    if (req.kind === 'gatherRows') return { ok: true, result: shareOutput({ pages: [gatherPage(req.page, req.rows)], stats: [], wallNanos: 0, cpuNanos: 0 }) };
     const joins = req.joins ?? {};
     if (req.kind === 'claimDrivers') return { ok: true, drivers: runClaimedSplits(req.fragment, req.splits, req.claim, req.slicedTail ?? 0, joins, req.textPool) };
     const { fragment } = req;
@@ -144,6 +147,10 @@ function runClaimedSplits(fragment: FragmentSpec, splits: readonly Split[], clai
   }
   close();
   return outcomes;
+}
+
+function gatherPage(page: Page, rows: Int32Array): Page {
+  return { length: rows.length, columns: page.columns.map((c) => gatherColumn(c, rows, rows.length)) };
 }
 
 /**
