@@ -12,10 +12,10 @@
 
 import type { Split } from '../connectors/catalog.js';
 import { needsTextPool, type TpchConnector } from '../connectors/tpch/connector.js';
-import { projectPage, type Page } from '../data/page.js';
+import { projectPage, rowsViewable, type Page } from '../data/page.js';
 import type { SqlType } from '../data/types.js';
 import { buildJoinTable, joinTableBytes, type JoinTable } from '../exec/join-table.js';
-import { gatherColumn, nullColumn, sliceColumn } from '../exec/gather.js';
+import { gatherColumn, gatherPage, nullColumn, sliceColumn } from '../exec/gather.js';
 import { nowNanos } from '../exec/metrics.js';
 import { adaptPartialAggregation, operatorOutputTypes, rowsDivisible, Pipeline, runPipeline, type DriverResult } from '../exec/pipeline.js';
 import type { WorkerPool } from '../exec/pool.js';
@@ -72,7 +72,7 @@ function rowsFlagged(flags: Uint8Array, rows: number, want: 0 | 1): Int32Array {
 
 /** Whether a split's rows can be cut into views of its cached columns (pageRowRange); unread columns are undefined (onlyColumns). */
 function viewableRows(split: Split): boolean {
-  return split.kind === 'pages' && split.pages.every((p) => p.columns.every((c) => c === undefined || c.kind !== 'varchar'));
+  return split.kind === 'pages' && split.pages.every((p) => p.columns.every((c) => c === undefined || rowsViewable(c)));
 }
 
 /** A scan over at most this many rows is claimed by the workers whatever its fragment ends in. */
@@ -325,7 +325,12 @@ export class QueryExecution {
     const source = request.fragment.source;
     const split = request.split && source.kind === 'scan' ? onlyColumns(request.split, source.columns) : request.split;
     const textPool = await this.textPoolFor(split ? [split] : []);
-    const response = await this.ctx.pool.run({ ...request, split, textPool });
+    return this.driverOnPool({ ...request, split, textPool });
+  }
+
+  /** A request answered with one driver's result, run on the pool. */
+  private async driverOnPool(request: WorkerRequest & { kind: 'driver' | 'gatherRows' }): Promise<DriverResult> {
+    const response = await this.ctx.pool.run(request);
     if (!response.ok) throw toEngineError(response.error);
     if (!('result' in response)) throw new Error('unexpected worker response');
     return this.takeOutcome(response);
@@ -523,13 +528,8 @@ export class QueryExecution {
     if (sel.length === 0) return;
     // Many rows are gathered on a worker, where the gathers are hot code (on the main thread, which
     // runs them once a query, Q22's 14k customers took 1.5–5 ms).
-    if (sel.length <= INLINE_MAX_ROWS) task.outputBuffer.enqueue({ length: sel.length, columns: table.page.columns.map((c) => gatherColumn(c, sel, sel.length)) });
-    else {
-      const response = await this.ctx.pool.run({ kind: 'gatherRows', page: table.page, rows: sel });
-      if (!response.ok) throw toEngineError(response.error);
-      if (!('result' in response)) throw new Error('unexpected worker response');
-      if (!this.stopped) for (const page of response.result.pages) task.outputBuffer.enqueue(page);
-    }
+    const pages = sel.length <= INLINE_MAX_ROWS ? [gatherPage(table.page, sel)] : (await this.driverOnPool({ kind: 'gatherRows', page: table.page, rows: sel })).pages;
+    if (!this.stopped) for (const page of pages) task.outputBuffer.enqueue(page);
   }
 
   /** The build rows of a stage's match-tracking join whose flag is `want` (1 matched, 0 not). */

@@ -342,6 +342,11 @@ function sharedColumn(c: Column): Column {
   }
 }
 
+/** Whether pageRowRange can view a column's rows in place: not varchar (its offsets index the whole data). */
+export function rowsViewable(c: Column): c is FixedColumn | DictionaryColumn {
+  return c.kind !== 'varchar';
+}
+
 /**
  * Rows [start, end) of the page as views of its buffers (no copy), or null when a column cannot
  * be viewed so: varchar columns (their offsets index the whole data), or `start` within a byte of
@@ -351,7 +356,7 @@ export function pageRowRange(page: Page, start: number, end: number): Page | nul
   if (start % 8 !== 0) return null;
   const columns: Column[] = [];
   for (const c of page.columns) {
-    if (c.kind === 'varchar') return null;
+    if (!rowsViewable(c)) return null;
     const validity = c.validity === null ? null : c.validity.subarray(start >> 3, (end + 7) >> 3);
     if (c.kind === 'dict') columns.push({ ...c, length: end - start, validity, indices: c.indices.subarray(start, end) });
     else {

@@ -4,7 +4,7 @@
 // then (sharedPage). Fixed-width columns in the column arena are gathered by a wasm loop
 // (compile/wasm-gather.ts).
 
-import { allocLocal, allocShared, type Column, type DictionaryColumn, type FixedColumn, type VarcharColumn } from '../data/page.js';
+import { allocLocal, allocShared, type Column, type DictionaryColumn, type FixedColumn, type Page, type VarcharColumn } from '../data/page.js';
 import { fixedLayout } from '../data/page.js';
 import { wasmGather } from './compile/wasm-gather.js';
 
@@ -108,6 +108,11 @@ function gatherStrings(srcOffsets: Int32Array, src: Uint8Array, sel: Int32Array,
     for (let k = srcOffsets[i]; k < end; k++) data[pos++] = src[k];
   }
   return { offsets, data };
+}
+
+/** The page's rows at `sel`, every column gathered. */
+export function gatherPage(page: Page, sel: Int32Array): Page {
+  return { length: sel.length, columns: page.columns.map((c) => gatherColumn(c, sel, sel.length)) };
 }
 
 /** Rows [start, start + count) of a column, copied. */

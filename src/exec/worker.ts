@@ -9,7 +9,7 @@ import { buildTextPool } from '../connectors/tpch/text-pool.js';
 import { installArena } from '../data/arena.js';
 import type { Split } from '../connectors/catalog.js';
 import { pageRowRange, projectPage, sharedPage, type Column, type Page } from '../data/page.js';
-import { gatherColumn, sliceColumn } from './gather.js';
+import { gatherPage, sliceColumn } from './gather.js';
 import { toEngineError, type SerializedEngineError } from '../util/engine-error.js';
 import { adaptPartialAggregation, endsInPartialAggregation, Pipeline, runPipeline, type DriverResult } from './pipeline.js';
 import { nowNanos } from './metrics.js';
@@ -127,13 +127,13 @@ function runClaimedSplits(fragment: FragmentSpec, splits: readonly Split[], clai
     const unit = Atomics.add(claim, 0, 1);
     if (unit >= units) break;
     const { split, slice } = claimUnit(unit, splits.length, slicedTail);
+    const { pages: input, generated } = slice === undefined ? scanPages(current, splits[split], textPool) : { pages: slicePages(current, splits[split], slice), generated: undefined };
     if (!endsInPartialAggregation(current)) {
-      const outcome = slice === undefined ? runScan(current, splits[split], joins, textPool) : runSlice(current, splits[split], slice, joins);
-      outcomes.push({ ...outcome, split });
-      current = adaptPartialAggregation(current, outcome.result);
+      const result = shareOutput(runPipeline(current, input, joins));
+      outcomes.push({ result, generated, split });
+      current = adaptPartialAggregation(current, result);
       continue;
     }
-    const { pages: input, generated } = slice === undefined ? scanPages(current, splits[split], textPool) : { pages: slicePages(current, splits[split], slice), generated: undefined };
     if (open === null) {
       const pages: Page[] = [];
       open = { pipeline: new Pipeline(current, (p) => pages.push(p), joins), pages, split, wallNanos: 0 };
@@ -147,10 +147,6 @@ function runClaimedSplits(fragment: FragmentSpec, splits: readonly Split[], clai
   }
   close();
   return outcomes;
-}
-
-function gatherPage(page: Page, rows: Int32Array): Page {
-  return { length: rows.length, columns: page.columns.map((c) => gatherColumn(c, rows, rows.length)) };
 }
 
 /**
@@ -191,10 +187,6 @@ function slicePages(fragment: FragmentSpec, split: Split, slice: number): Page[]
     out.push(pageRowRange(projected, from, to) ?? { length: to - from, columns: projected.columns.map((c) => sliceColumn(c, from, to - from)) });
   }
   return out;
-}
-
-function runSlice(fragment: FragmentSpec, split: Split, slice: number, joins: Readonly<Record<number, JoinTable>>): DriverOutcome {
-  return { result: shareOutput(runPipeline(fragment, slicePages(fragment, split, slice), joins)) };
 }
 
 /**

@@ -158,9 +158,12 @@ export async function listen(router: Router, options: ListenOptions = {}): Promi
       }
       // No body (neither a length nor chunks): dispatch now, not after the stream's 'end', which
       // costs a stream read, a nextTick and two events per request (most of our requests are GETs).
-      if (declared === 0 && headers['transfer-encoding'] === undefined) {
-        const request = new IncomingRequest(method, path, rawQuery, headers, EMPTY_BODY, peerAddress(socket), baseUrlFrom(headers.host, fallbackBaseUrl), disconnection);
+      const handle = (body: Buffer): void => {
+        const request = new IncomingRequest(method, path, rawQuery, headers, body, peerAddress(socket), baseUrlFrom(headers.host, fallbackBaseUrl), disconnection);
         void run(request).then(({ r, error }) => reply(r, error));
+      };
+      if (declared === 0 && headers['transfer-encoding'] === undefined) {
+        handle(EMPTY_BODY);
         return;
       }
       // A body that grows past the limit gets 413 and the connection closes; up to the drain limit
@@ -183,9 +186,7 @@ export async function listen(router: Router, options: ListenOptions = {}): Promi
           reply(tooLarge(maxBodyBytes), undefined, true);
           return;
         }
-        const body = chunks.length === 0 ? EMPTY_BODY : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received);
-        const request = new IncomingRequest(method, path, rawQuery, headers, body, peerAddress(socket), baseUrlFrom(headers.host, fallbackBaseUrl), disconnection);
-        void run(request).then(({ r, error }) => reply(r, error));
+        handle(chunks.length === 0 ? EMPTY_BODY : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received));
       });
     },
   );
