@@ -6,7 +6,6 @@ import { listen, type HttpServer } from './http/server.js';
 import { NodeHealth } from './coordinator/node-health.js';
 import { registerNodeRoutes } from './coordinator/node-resource.js';
 import { registerCoordinator } from './coordinator/index.js';
-import { tuneGarbageCollector } from './util/gc-tuning.js';
 import { createLogger, type Logger } from './util/logger.js';
 import { openIdentityService, registerIdentityRoutes } from './identity/routes.js';
 
@@ -35,7 +34,6 @@ export interface AppContext {
 export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 export async function createApp(config: Config, logger: Logger = createLogger({ level: config.logLevel })): Promise<App> {
-  tuneGarbageCollector();
   const router = new Router();
   const health = new NodeHealth();
   const closeHooks: Array<() => void | Promise<void>> = [];

@@ -12,7 +12,8 @@
 // against 1.6 ms on average). Marking in small steps on the main thread instead measured
 // 10.8k → 13.7–15.5k queries/s and p99 12.0 → 7.4–8.3 ms (on uWS, before the move to node:http);
 // the 22 TPC-H queries at sf1 did not change beyond noise. The
-// flag is process-wide and read when a marking cycle starts, so setting it at startup suffices.
+// flag is process-wide and read when a marking cycle starts; the entry points (main.ts,
+// bench/run.ts) set both before anything else is loaded, since flipping them mid-cycle is unsafe.
 // Who starts node with an explicit choice of either flag (in execArgv or NODE_OPTIONS) keeps it.
 import v8 from 'node:v8';
 
