@@ -5,7 +5,7 @@ import { Router } from './http/router.js';
 import { listen, type HttpServer } from './http/server.js';
 import { NodeHealth } from './coordinator/node-health.js';
 import { registerNodeRoutes } from './coordinator/node-resource.js';
-import { registerCoordinator } from './coordinator/index.js';
+import { registerCoordinator, type Coordinator } from './coordinator/index.js';
 import { createLogger, type Logger } from './util/logger.js';
 import { openIdentityService, registerIdentityRoutes } from './identity/routes.js';
 
@@ -16,6 +16,8 @@ export interface App {
   readonly router: Router;
   readonly health: NodeHealth;
   readonly server: HttpServer;
+  /** The SQL engine behind /v1: its query manager's execute() is the in-process engine API. */
+  readonly coordinator: Coordinator;
   /** Stops accepting, drains in-flight requests, then runs the subsystems' close hooks (last registered first). */
   close(): Promise<void>;
 }
@@ -42,7 +44,7 @@ export async function createApp(config: Config, logger: Logger = createLogger({ 
 
   // ── Subsystem routes: one line each (coordinator, identity, ...). Keep this block short. ──────
   registerNodeRoutes(router, health, () => baseUrl, { version: VERSION, environment: config.environment, nodeId: 'coordinator' });
-  registerCoordinator({ router, logger, workers: config.workers, queryMaxMemoryBytes: config.queryMaxMemoryBytes, memoryMaxDataBytes: config.memoryMaxDataBytes, queryClientTimeoutMs: config.queryClientTimeoutMs, queryMaxHistory: config.queryMaxHistory, version: VERSION, nodeUri: () => baseUrl, onClose: ctx.onClose });
+  const coordinator = registerCoordinator({ router, logger, workers: config.workers, queryMaxMemoryBytes: config.queryMaxMemoryBytes, memoryMaxDataBytes: config.memoryMaxDataBytes, queryClientTimeoutMs: config.queryClientTimeoutMs, queryMaxHistory: config.queryMaxHistory, version: VERSION, nodeUri: () => baseUrl, onClose: ctx.onClose });
   registerIdentityRoutes(router, await openIdentityService({ dataDir: config.dataDir, adminUsername: config.adminUsername, adminPassword: config.adminPassword, rebuild: config.rebuildIdentity, exitAfterRebuild: config.exitAfterRebuild, logger, onClose: ctx.onClose }));
   // ── end of subsystem routes ───────────────────────────────────────────────────────────────────
 
@@ -62,6 +64,7 @@ export async function createApp(config: Config, logger: Logger = createLogger({ 
     router,
     health,
     server,
+    coordinator,
     close: () =>
       (closing ??= (async () => {
         await server.close();

@@ -8,6 +8,7 @@ import os from 'node:os';
 import { join, resolve } from 'node:path';
 import { createApp, type App } from '../app.js';
 import { defaultConfig } from '../config.js';
+import { localSession } from '../coordinator/query-manager.js';
 import { parseArgs, UsageError, USAGE, type BenchOptions } from './args.js';
 import { runChild } from './child.js';
 import { runStatement } from './client.js';
@@ -70,6 +71,30 @@ async function runOurs(baseUrl: string, q: TpchQuery, o: BenchOptions, progress:
     progress.advance();
   }
   return { run: { status: 'ok', firstMs: times[0], runsMs: times.slice(1), medianMs: median(times.slice(1)), rows: rows.length }, rows };
+}
+
+/** The same query `o.runs` times through the in-process engine API (the server is warm from runOurs). */
+async function runInProcess(app: App, q: TpchQuery, o: BenchOptions, httpRows: unknown[][] | undefined, progress: Progress): Promise<{ run: EngineRun; rowsDiffer?: string }> {
+  const session = localSession({ user: 'bench', source: 'npm-run-bench', catalog: 'tpch', schema: schemaFor(o.sf) });
+  const times: number[] = [];
+  let rows: unknown[][] = [];
+  for (let r = 1; r <= o.runs; r++) {
+    progress.task(`ours in-process ${q.name} run ${r}/${o.runs}`);
+    const t0 = performance.now();
+    const outcome = await app.coordinator.manager.execute(q.sql, session);
+    times.push(performance.now() - t0);
+    progress.advance();
+    if (outcome.error) {
+      progress.advance(o.runs - r);
+      return { run: { status: 'failed', errorName: outcome.error.errorName, error: `${outcome.error.errorName}: ${outcome.error.message}` } };
+    }
+    rows = outcome.rows;
+  }
+  // The values a statement client decodes: what came over HTTP (doubles summed in another split
+  // order may differ in the last digits, as between any two runs: compared as against DuckDB).
+  const d = httpRows === undefined ? undefined : diffRows(rows, httpRows);
+  const rowsDiffer = d === undefined ? undefined : `IN-PROCESS ROWS DIFFER FROM HTTP: ${d}`;
+  return { run: { status: 'ok', runsMs: times, medianMs: median(times), rows: rows.length }, rowsDiffer };
 }
 
 function duckRun(r: DuckQueryResult | undefined, skipped: boolean): EngineRun {
@@ -153,7 +178,7 @@ async function main(): Promise<void> {
   const startedAt = new Date();
   const queries = o.queries.map(tpchQuery);
   const perQuery = o.runs + 1;
-  const progress = new Progress(11 + 1 + (o.skipDuckdb ? 0 : 1 + queries.length * perQuery) + queries.length * perQuery + (o.skipLoad ? 0 : 6) + (o.skipMicro ? 0 : 1) + (o.skipDataHeld ? 0 : 1));
+  const progress = new Progress(11 + 1 + (o.skipDuckdb ? 0 : 1 + queries.length * perQuery) + queries.length * (perQuery + o.runs) + (o.skipLoad ? 0 : 6) + (o.skipMicro ? 0 : 1) + (o.skipDataHeld ? 0 : 1));
   const dataDir = mkdtempSync(join(os.tmpdir(), `bench-tpch-sf${o.sf}-`));
   let results: BenchResults;
   try {
@@ -220,7 +245,10 @@ async function main(): Promise<void> {
         const d = duck.get(q.name);
         const duckdbRun = duckRun(d, o.skipDuckdb);
         const ratio = run.status === 'ok' && duckdbRun.status === 'ok' ? run.medianMs! / duckdbRun.medianMs! : undefined;
-        tpch.push({ name: q.name, ours: run, duckdb: duckdbRun, ratio, check: check(run, rows, d) });
+        const inProcess = run.status === 'ok' ? await runInProcess(server.app, q, o, rows, progress) : undefined;
+        if (!inProcess) progress.advance(o.runs);
+        const inProcessRatio = inProcess?.run.status === 'ok' && duckdbRun.status === 'ok' ? inProcess.run.medianMs! / duckdbRun.medianMs! : undefined;
+        tpch.push({ name: q.name, ours: run, duckdb: duckdbRun, ratio, inProcess: inProcess?.run, inProcessRatio, check: inProcess?.rowsDiffer ?? check(run, rows, d) });
       }
       peak = { sampledBytes: await sampler.stop(), vmHwmBytes: peakRss(), intervalMs: RSS_SAMPLE_MS };
 
@@ -263,7 +291,8 @@ async function main(): Promise<void> {
     }
 
     const ratios = tpch.flatMap((q) => (q.ratio === undefined ? [] : [q.ratio]));
-    results = { startedAt: startedAt.toISOString(), machine: machine(), options: o, datagen, duckdb, tpch, geomeanRatio: geomean(ratios), peakRss: peak, dataHeld, native, nativeError, load, micro, identity };
+    const inProcessRatios = tpch.flatMap((q) => (q.inProcessRatio === undefined ? [] : [q.inProcessRatio]));
+    results = { startedAt: startedAt.toISOString(), machine: machine(), options: o, datagen, duckdb, tpch, geomeanRatio: geomean(ratios), inProcessGeomeanRatio: geomean(inProcessRatios), peakRss: peak, dataHeld, native, nativeError, load, micro, identity };
   } finally {
     progress.stop();
     if (!o.keepData) rmSync(dataDir, { recursive: true, force: true });

@@ -1,7 +1,7 @@
 // What a run prints (tables via cli-table3, no colours so the text pastes cleanly) and the SVG
 // chart of ratios it writes beside the JSON.
 import Table from 'cli-table3';
-import type { BenchResults, QueryResult } from './results.js';
+import type { BenchResults, EngineRun, QueryResult } from './results.js';
 
 export function fmtMs(ms: number | undefined): string {
   if (ms === undefined || !Number.isFinite(ms)) return '-';
@@ -52,16 +52,18 @@ function engineCell(r: QueryResult['ours'], value: 'median' | 'first'): string {
 
 export function tpchTable(results: BenchResults): string {
   const { options: o } = results;
-  const t = table(['query', 'ours (median)', 'ours first run\nincl. data generation', 'DuckDB (median)', 'ours / DuckDB', 'rows', 'check vs DuckDB']);
+  const t = table(['query', 'ours (median)', 'ours first run\nincl. data generation', 'DuckDB (median)', 'ours / DuckDB', 'ours in-process\n(median)', 'in-process\n/ DuckDB', 'rows', 'check vs DuckDB']);
   for (const q of results.tpch) {
     const rows = q.ours.rows ?? q.duckdb.rows;
-    t.push([q.name, engineCell(q.ours, 'median'), engineCell(q.ours, 'first'), engineCell(q.duckdb, 'median'), fmtRatio(q.ratio), rows === undefined ? '-' : String(rows), q.check ?? '-']);
+    const inProcess = q.inProcess ? engineCell(q.inProcess, 'median') : '-';
+    t.push([q.name, engineCell(q.ours, 'median'), engineCell(q.ours, 'first'), engineCell(q.duckdb, 'median'), fmtRatio(q.ratio), inProcess, fmtRatio(q.inProcessRatio), rows === undefined ? '-' : String(rows), q.check ?? '-']);
   }
   const both = results.tpch.filter((q) => q.ratio !== undefined).length;
   const lines = [
     `TPC-H sf${o.sf}, ${o.threads} thread(s) each (our workers, DuckDB SET threads), median of ${o.runs} run(s) after one warm-up; end to end through POST /v1/statement + nextUri on loopback vs DuckDB in-process (@duckdb/node-api) on the same dbgen data`,
     t.toString(),
-    `geometric mean of ours / DuckDB over the ${both} of ${results.tpch.length} queries both ran: ${fmtRatio(results.geomeanRatio)}`,
+    `geometric mean of ours / DuckDB over the ${both} of ${results.tpch.length} queries both ran: ${fmtRatio(results.geomeanRatio)}` +
+      (results.inProcessGeomeanRatio === undefined ? '' : `; through the in-process engine API (QueryManager.execute, after the HTTP runs): ${fmtRatio(results.inProcessGeomeanRatio)}`),
   ];
   const notes = results.tpch.flatMap((q) => {
     const out: string[] = [];
@@ -84,12 +86,13 @@ export function nativeTable(results: BenchResults): string {
   if (results.nativeError) return `native-bench: not run (${results.nativeError})`;
   const n = results.native;
   if (!n) return '';
-  const t = table(['kernel', 'ours (median)', 'native C (median)', 'native C (best)', 'ours / native', 'native check']);
+  const t = table(['kernel', 'ours (median)', 'ours in-process\n(median)', 'native C (median)', 'native C (best)', 'ours / native', 'in-process\n/ native', 'native check']);
+  const over = (run: EngineRun | undefined, c: number): string => fmtRatio(run?.status === 'ok' && run.medianMs !== undefined ? run.medianMs / c : undefined);
   for (const k of n.kernels) {
     if (k.name === 'bandwidth') continue;
     const q = results.tpch.find((r) => r.name === (k.name === 'q1' ? 'q01' : 'q06'));
-    const ours = q?.ours.status === 'ok' ? q.ours.medianMs : undefined;
-    t.push([k.name.toUpperCase(), q ? engineCell(q.ours, 'median') : 'not run', fmtMs(k.medianMs), fmtMs(k.minMs), fmtRatio(ours === undefined ? undefined : ours / k.medianMs), String(k.check)]);
+    const inProcess = q?.inProcess ? engineCell(q.inProcess, 'median') : '-';
+    t.push([k.name.toUpperCase(), q ? engineCell(q.ours, 'median') : 'not run', inProcess, fmtMs(k.medianMs), fmtMs(k.minMs), over(q?.ours, k.medianMs), over(q?.inProcess, k.medianMs), String(k.check)]);
   }
   const bw = n.kernels.find((k) => k.name === 'bandwidth');
   const lines = [`native-bench (C, -O3 -march=native, OpenMP, ${n.kernels[0]?.threads ?? '?'} thread(s); load of lineitem.tbl ${fmtMs(n.loadMs)} not timed)`, t.toString()];

@@ -24,6 +24,10 @@ export interface QueryResult {
   readonly duckdb: EngineRun;
   /** ours / DuckDB, medians; only when both ran. */
   readonly ratio?: number;
+  /** The same query through the in-process engine API (QueryManager.execute: no HTTP, no JSON text), after the HTTP runs. */
+  readonly inProcess?: EngineRun;
+  /** inProcess / DuckDB, medians. */
+  readonly inProcessRatio?: number;
   /** 'match' (rows and values), 'rows match' (values not compared: too many rows), or the difference. */
   readonly check?: string;
 }
@@ -36,6 +40,8 @@ export interface BenchResults {
   readonly duckdb?: { readonly loadMs: number; readonly rows: number; readonly peakRssBytes: number };
   readonly tpch: readonly QueryResult[];
   /** Geometric mean of the ratios over the queries both engines ran. */
+  /** Geometric mean of inProcessRatio. */
+  readonly inProcessGeomeanRatio?: number;
   readonly geomeanRatio?: number;
   readonly peakRss?: { readonly sampledBytes: number; readonly vmHwmBytes: number; readonly intervalMs: number };
   /** The generated tpch data the server holds once every column is generated, against its Arrow size. */

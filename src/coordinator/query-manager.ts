@@ -20,7 +20,7 @@ import { EngineError } from '../util/engine-error.js';
 import type { Logger } from '../util/logger.js';
 import { QueryExecution, type ExecutionContext } from './execution.js';
 import { QueryTable } from './query-table.js';
-import { Query, type QueryDriver, type Session } from './query.js';
+import { Query, type QueryDriver, type QueryOutcome, type Session } from './query.js';
 import { statementStatsJson } from './query-info.js';
 import { WriteExecutor } from './writes.js';
 import { PlanCache, type PlanKey } from './plan-cache.js';
@@ -36,6 +36,36 @@ export interface QueryManagerOptions {
   /** Finished queries kept for /v1/query. */
   readonly maxHistory?: number;
   readonly historyTtlMs?: number;
+}
+
+/** The base URL of queries run through execute() when the caller names none. */
+const IN_PROCESS_BASE_URL = 'http://in-process';
+
+/** What an in-process caller says about itself (execute); the rest of the session takes defaults. */
+export interface LocalSessionOptions {
+  readonly user?: string;
+  readonly source?: string;
+  readonly catalog?: string;
+  readonly schema?: string;
+  readonly timeZone?: string;
+  readonly properties?: Readonly<Record<string, string>>;
+}
+
+/** A session for execute(), as a statement client with these settings would have. */
+export function localSession(o: LocalSessionOptions = {}): Session {
+  return {
+    user: o.user ?? 'local',
+    source: o.source,
+    catalog: o.catalog,
+    schema: o.schema,
+    remoteUserAddress: '127.0.0.1',
+    userAgent: undefined,
+    timeZone: o.timeZone,
+    clientInfo: undefined,
+    properties: o.properties ?? {},
+    headerPrefix: 'X-Trino-',
+    startTime: Date.now(),
+  };
 }
 
 /** Finished queries kept for /v1/query unless configured otherwise. */
@@ -116,6 +146,15 @@ export class QueryManager implements QueryDriver {
     this.queries.set(query);
     query.start();
     return query;
+  }
+
+  /**
+   * The in-process engine API: runs a statement and resolves with all its rows once it has ended
+   * (a failed statement resolves too, with `error`). No HTTP, no JSON text. `baseUrl` is what the
+   * query's infoUri in /v1/query shows.
+   */
+  execute(sql: string, session: Session, baseUrl = IN_PROCESS_BASE_URL): Promise<QueryOutcome> {
+    return this.create(sql, session, baseUrl).collect();
   }
 
   get(id: string): Query | undefined {

@@ -6,7 +6,7 @@ import type { ClientSignal } from '../util/client-signal.js';
 import type { SqlType } from '../data/types.js';
 import { typeDisplayName, typeSignature, type TypeSignature } from '../data/types.js';
 import { EngineError, toEngineError } from '../util/engine-error.js';
-import { encodeRowsJson, estimateJsonBytes } from './result-encoding.js';
+import { encodeRows, encodeRowsJson, estimateJsonBytes, type JsonValue } from './result-encoding.js';
 import type { QueryExecution } from './execution.js';
 
 export type QueryState = 'QUEUED' | 'PLANNING' | 'STARTING' | 'RUNNING' | 'FINISHING' | 'FINISHED' | 'FAILED';
@@ -47,6 +47,24 @@ export interface QueryErrorBody {
   errorLocation?: { lineNumber: number; columnNumber: number };
   failureInfo: { type: string; message: string; suppressed: never[]; stack: string[]; errorLocation?: { lineNumber: number; columnNumber: number } };
 }
+
+/** A statement's whole outcome, for in-process callers (Query.collect). */
+export interface QueryOutcome {
+  readonly id: string;
+  /** Result columns; empty for a statement without rows (an error, DDL). */
+  readonly columns: readonly ColumnDescriptor[];
+  /** Every row, as the JSON values the statement protocol sends. */
+  readonly rows: JsonValue[][];
+  readonly error: EngineError | undefined;
+  readonly updateType: string | undefined;
+  readonly updateCount: number | undefined;
+}
+
+/** How long collect() sleeps between checks when nothing wakes it (states and pages do). */
+const COLLECT_POLL_MS = 1000;
+
+/** The ClientSignal of an in-process caller: it never goes away mid-query. */
+const STAYS: ClientSignal = { aborted: false, addEventListener() {}, removeEventListener() {} };
 
 export interface StatementAnswer {
   /** The answer as JSON text (rows are encoded straight into it, see buildAnswer). */
@@ -242,6 +260,37 @@ export class Query {
     this.lastHeartbeat = Date.now();
     if (answer.final) this.driver.finalAnswerSent?.(this);
     return { status: 200, answer };
+  }
+
+  /**
+   * The in-process client: waits for the query to end and returns all its rows as values, read
+   * from the root task's buffer without the protocol's JSON text, tokens and long polls. For the
+   * engine API (QueryManager.execute); not mixed with answer() on one query.
+   */
+  async collect(): Promise<QueryOutcome> {
+    const rows: JsonValue[][] = [];
+    for (;;) {
+      this.lastHeartbeat = Date.now();
+      this.takeRowValues(rows);
+      if (!this.done && this.resultDrainedAndExecutionDone()) this.transition('FINISHED');
+      if (this.done) break;
+      await this.waitForProgress(COLLECT_POLL_MS, STAYS);
+    }
+    this.driver.finalAnswerSent?.(this);
+    return { id: this.id, columns: this.columns() ?? [], rows, error: this.error, updateType: this.updateType, updateCount: this.updateCount };
+  }
+
+  /** collect()'s reader: every page the root task has buffered, as row values. */
+  private takeRowValues(out: JsonValue[][]): void {
+    const root = this.execution?.rootTask;
+    if (!root || !this.types || (this.state !== 'RUNNING' && this.state !== 'FINISHING')) return;
+    const read = root.outputBuffer.read(this.resultToken, Number.MAX_SAFE_INTEGER);
+    const before = out.length;
+    for (const page of read.pages) encodeRows(page, this.types, out);
+    this.resultToken = read.nextToken;
+    root.outputBuffer.acknowledge(this.resultToken);
+    if (read.complete) this.resultDrained = true;
+    this.rowsReturned += out.length - before;
   }
 
   private async compute(maxWaitMs: number, targetBytes: number, signal: ClientSignal): Promise<StatementAnswer> {

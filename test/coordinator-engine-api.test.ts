@@ -1,0 +1,61 @@
+// The in-process engine API (QueryManager.execute): the same statements give the same columns and
+// row values as the statement protocol over HTTP, failures resolve with the engine's error, DDL
+// and DML report their update, and the queries are in the server's history like any other.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { localSession } from '../src/coordinator/query-manager.js';
+import { runQuery, startServer, type TestServer } from './support/server.js';
+
+describe('in-process engine API', () => {
+  let server: TestServer;
+  const session = localSession({ catalog: 'tpch', schema: 'tiny', source: 'engine-api-test' });
+  beforeAll(async () => {
+    server = await startServer();
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  const statements = [
+    'SELECT 1, 2.5, \'x\', NULL, true',
+    'SELECT returnflag, linestatus, sum(quantity), count(*) FROM lineitem GROUP BY 1, 2 ORDER BY 1, 2',
+    'SELECT orderkey, orderdate, totalprice FROM orders WHERE orderkey < 200 ORDER BY orderkey',
+    'SELECT n.name, r.name FROM nation n JOIN region r ON n.regionkey = r.regionkey ORDER BY n.name',
+    'SELECT custkey, name FROM customer ORDER BY custkey LIMIT 1400',
+  ];
+  it.each(statements)('answers %s as HTTP does', async (sql) => {
+    const http = await runQuery(server.baseUrl, sql);
+    expect(http.error?.message).toBeUndefined();
+    const local = await server.app.coordinator.manager.execute(sql, session);
+    expect(local.error?.message).toBeUndefined();
+    expect(local.columns).toEqual(http.columns);
+    expect(local.rows).toEqual(http.rows);
+  });
+
+  it('resolves a failed statement with its error', async () => {
+    const bad = await server.app.coordinator.manager.execute('SELECT nope FROM lineitem', session);
+    expect(bad.error?.errorName).toBe('COLUMN_NOT_FOUND');
+    expect(bad.rows).toEqual([]);
+    const syntax = await server.app.coordinator.manager.execute('SELEC 1', session);
+    expect(syntax.error?.errorName).toBe('SYNTAX_ERROR');
+  });
+
+  it('runs DDL and DML with their update type and count', async () => {
+    const m = server.app.coordinator.manager;
+    const memory = localSession({ catalog: 'memory', schema: 'default' });
+    expect((await m.execute('CREATE TABLE engine_api_t (a integer, b varchar)', memory)).updateType).toBe('CREATE TABLE');
+    const insert = await m.execute("INSERT INTO engine_api_t VALUES (1, 'one'), (2, 'two')", memory);
+    expect(insert.error).toBeUndefined();
+    expect(insert.updateType).toBe('INSERT');
+    expect(insert.updateCount).toBe(2);
+    expect((await m.execute('SELECT b FROM engine_api_t ORDER BY a', memory)).rows).toEqual([['one'], ['two']]);
+  });
+
+  it('leaves its queries in the history, finished', async () => {
+    const outcome = await server.app.coordinator.manager.execute('SELECT 42', session);
+    const res = await fetch(`${server.baseUrl}/v1/query/${outcome.id}`, { headers: { 'X-Trino-User': 'test' } });
+    expect(res.status).toBe(200);
+    const info = (await res.json()) as { state: string; query: string; session: { source?: string } };
+    expect(info.state).toBe('FINISHED');
+    expect(info.query).toBe('SELECT 42');
+  });
+});
