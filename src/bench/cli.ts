@@ -1,8 +1,9 @@
+// npm run bench: TPC-H end to end through the real server, and through the in-process engine
+// API, beside DuckDB on the same data; the native C limit for Q1/Q6, data-generation speed,
+// statement-protocol throughput and kernel micro benchmarks. `npm run bench -- --help` lists the
+// flags; results go to bench/results/. Started by run.ts (GC settings first).
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-// npm run bench: TPC-H end to end through the real server beside DuckDB on the same data, the
-// native C limit for Q1/Q6, data-generation speed, statement-protocol throughput and kernel micro
-// benchmarks. `npm run bench -- --help` lists the flags; results go to bench/results/.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
@@ -11,7 +12,7 @@ import { defaultConfig } from '../config.js';
 import { localSession } from '../coordinator/query-manager.js';
 import { parseArgs, UsageError, USAGE, type BenchOptions } from './args.js';
 import { runChild } from './child.js';
-import { runStatement } from './client.js';
+import { StatementClientThread } from './client-thread.js';
 import { diffRows } from './compare.js';
 import { measureDataHeld } from './data-held.js';
 import type { DatagenJob, DatagenMessage } from './datagen-child.js';
@@ -43,8 +44,11 @@ async function startServer(threads: number): Promise<{ app: App; close(): Promis
   };
 }
 
-/** One query through our server: a warm-up (which generates the tables it touches first), then the timed runs. */
-async function runOurs(baseUrl: string, q: TpchQuery, o: BenchOptions, progress: Progress): Promise<{ run: EngineRun; rows?: unknown[][] }> {
+/**
+ * One query through our server, from the client thread: a warm-up (which generates the tables it
+ * touches first), then the timed runs.
+ */
+async function runOurs(client: StatementClientThread, baseUrl: string, q: TpchQuery, o: BenchOptions, progress: Progress): Promise<{ run: EngineRun; rows?: unknown[][] }> {
   const session = { catalog: 'tpch', schema: schemaFor(o.sf) };
   const times: number[] = [];
   let rows: unknown[][] = [];
@@ -52,7 +56,7 @@ async function runOurs(baseUrl: string, q: TpchQuery, o: BenchOptions, progress:
     progress.task(`ours ${q.name} ${r === 0 ? 'warm-up' : `run ${r}/${o.runs}`}`);
     let outcome;
     try {
-      outcome = await runStatement(baseUrl, q.sql, session, o.timeoutMs);
+      outcome = await client.run(baseUrl, q.sql, session, o.timeoutMs);
     } catch (error) {
       progress.advance(o.runs + 1 - r);
       return { run: { status: 'failed', error: error instanceof Error ? error.message : String(error) } };
@@ -231,17 +235,19 @@ async function main(): Promise<void> {
     }
     if (!o.keepData) rmSync(dataDir, { recursive: true, force: true });
 
-    // 4. Ours, end to end through the real server; RSS sampled while the queries run.
+    // 4. Ours, end to end through the real server (the client on its own thread), then through the
+    // in-process engine API; RSS sampled while the queries run.
     progress.task('starting the server');
     const sampler = new RssSampler(RSS_SAMPLE_MS);
     const server = await startServer(o.threads);
+    const client = new StatementClientThread();
     const tpch: QueryResult[] = [];
     let peak: BenchResults['peakRss'];
     let load: BenchResults['load'];
     let dataHeld: BenchResults['dataHeld'];
     try {
       for (const q of queries) {
-        const { run, rows } = await runOurs(server.app.baseUrl, q, o, progress);
+        const { run, rows } = await runOurs(client, server.app.baseUrl, q, o, progress);
         const d = duck.get(q.name);
         const duckdbRun = duckRun(d, o.skipDuckdb);
         const ratio = run.status === 'ok' && duckdbRun.status === 'ok' ? run.medianMs! / duckdbRun.medianMs! : undefined;
@@ -271,6 +277,7 @@ async function main(): Promise<void> {
         progress.advance();
       }
     } finally {
+      await client.close();
       await server.close();
     }
 
