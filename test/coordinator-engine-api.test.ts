@@ -50,6 +50,19 @@ describe('in-process engine API', () => {
     expect((await m.execute('SELECT b FROM engine_api_t ORDER BY a', memory)).rows).toEqual([['one'], ['two']]);
   });
 
+  it('resolves a cancelled statement with USER_CANCELED', async () => {
+    const m = server.app.coordinator.manager;
+    // Generating sf1's lineitem takes seconds: long enough to cancel while it runs.
+    const pending = m.execute('SELECT count(*) FROM tpch.sf1.lineitem WHERE comment LIKE \'%x%\'', session);
+    for (let i = 0; i < 200 && !m.list().some((q) => q.sql.includes('sf1.lineitem') && q.state === 'RUNNING'); i++) await new Promise((r) => setTimeout(r, 10));
+    const running = m.list().find((q) => q.sql.includes('sf1.lineitem'));
+    expect(running?.state).toBe('RUNNING');
+    expect(m.cancel(running!.id)).toBe(true);
+    const outcome = await pending;
+    expect(outcome.error?.errorName).toBe('USER_CANCELED');
+    expect(outcome.rows).toEqual([]);
+  }, 30_000);
+
   it('leaves its queries in the history, finished', async () => {
     const outcome = await server.app.coordinator.manager.execute('SELECT 42', session);
     const res = await fetch(`${server.baseUrl}/v1/query/${outcome.id}`, { headers: { 'X-Trino-User': 'test' } });
