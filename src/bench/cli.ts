@@ -44,61 +44,100 @@ async function startServer(threads: number): Promise<{ app: App; close(): Promis
   };
 }
 
-/**
- * One query through our server, from the client thread: a warm-up (which generates the tables it
- * touches first), then the timed runs.
- */
-async function runOurs(client: StatementClientThread, baseUrl: string, q: TpchQuery, o: BenchOptions, progress: Progress): Promise<{ run: EngineRun; rows?: unknown[][] }> {
-  const session = { catalog: 'tpch', schema: schemaFor(o.sf) };
-  const times: number[] = [];
-  let rows: unknown[][] = [];
-  for (let r = 0; r <= o.runs; r++) {
-    progress.task(`ours ${q.name} ${r === 0 ? 'warm-up' : `run ${r}/${o.runs}`}`);
-    let outcome;
-    try {
-      outcome = await client.run(baseUrl, q.sql, session, o.timeoutMs);
-    } catch (error) {
-      progress.advance(o.runs + 1 - r);
-      return { run: { status: 'failed', error: error instanceof Error ? error.message : String(error) } };
-    }
-    if (outcome.timedOut) {
-      progress.advance(o.runs + 1 - r);
-      return { run: { status: 'timeout', error: `over ${o.timeoutMs / 1000}s`, firstMs: times[0] } };
-    }
-    if (outcome.error) {
-      progress.advance(o.runs + 1 - r);
-      const e = outcome.error;
-      return { run: { status: e.errorName === 'NOT_SUPPORTED' ? 'unsupported' : 'failed', errorName: e.errorName, error: `${e.errorName}: ${e.message}` } };
-    }
-    times.push(outcome.ms);
-    rows = outcome.rows;
-    progress.advance();
-  }
-  return { run: { status: 'ok', firstMs: times[0], runsMs: times.slice(1), medianMs: median(times.slice(1)), rows: rows.length }, rows };
+/** A query's runs: over HTTP (the statement protocol) and through the in-process engine API. */
+interface OurRuns {
+  readonly run: EngineRun;
+  readonly inProcess?: EngineRun;
+  readonly rows?: unknown[][];
+  /** Set when the in-process rows differ from the HTTP ones. */
+  readonly rowsDiffer?: string;
 }
 
-/** The same query `o.runs` times through the in-process engine API (the server is warm from runOurs). */
-async function runInProcess(app: App, q: TpchQuery, o: BenchOptions, httpRows: unknown[][] | undefined, progress: Progress): Promise<{ run: EngineRun; rowsDiffer?: string }> {
-  const session = localSession({ user: 'bench', source: 'npm-run-bench', catalog: 'tpch', schema: schemaFor(o.sf) });
-  const times: number[] = [];
+/**
+ * One query through our server, from the client thread, and through the in-process engine API: a
+ * warm-up over HTTP (it generates the tables the query touches first), then `o.runs` runs of each
+ * in A-B-B-A order, so that neither way gets the warmer runs (V8 keeps warming a query's code over
+ * its first dozen runs: run after run of one query gets faster).
+ */
+async function runOurs(client: StatementClientThread, app: App, q: TpchQuery, o: BenchOptions, progress: Progress): Promise<OurRuns> {
+  const session = { catalog: 'tpch', schema: schemaFor(o.sf) };
+  const local = localSession({ user: 'bench', source: 'npm-run-bench', ...session });
+  const units = 1 + 2 * o.runs;
+  let advanced = 0;
+  const step = (label: string): void => {
+    progress.task(`ours ${q.name} ${label}`);
+  };
+  const advance = (n = 1): void => {
+    progress.advance(n);
+    advanced += n;
+  };
+  const http: number[] = [];
+  const inProcess: number[] = [];
   let rows: unknown[][] = [];
-  for (let r = 1; r <= o.runs; r++) {
-    progress.task(`ours in-process ${q.name} run ${r}/${o.runs}`);
-    const t0 = performance.now();
-    const outcome = await app.coordinator.manager.execute(q.sql, session);
-    times.push(performance.now() - t0);
-    progress.advance();
-    if (outcome.error) {
-      progress.advance(o.runs - r);
-      return { run: { status: 'failed', errorName: outcome.error.errorName, error: `${outcome.error.errorName}: ${outcome.error.message}` } };
+  let localRows: unknown[][] | undefined;
+  let localFailure: EngineRun | undefined;
+
+  /** One run over HTTP; an EngineRun when it failed (the query is given up). */
+  const overHttp = async (label: string): Promise<EngineRun | undefined> => {
+    step(label);
+    let outcome;
+    try {
+      outcome = await client.run(app.baseUrl, q.sql, session, o.timeoutMs);
+    } catch (error) {
+      return { status: 'failed', error: error instanceof Error ? error.message : String(error) };
     }
+    if (outcome.timedOut) return { status: 'timeout', error: `over ${o.timeoutMs / 1000}s`, firstMs: http[0] };
+    if (outcome.error) {
+      const e = outcome.error;
+      return { status: e.errorName === 'NOT_SUPPORTED' ? 'unsupported' : 'failed', errorName: e.errorName, error: `${e.errorName}: ${e.message}` };
+    }
+    http.push(outcome.ms);
     rows = outcome.rows;
+    advance();
+    return undefined;
+  };
+  const viaEngine = async (label: string): Promise<void> => {
+    step(label);
+    advance();
+    if (localFailure) return;
+    const t0 = performance.now();
+    const outcome = await app.coordinator.manager.execute(q.sql, local);
+    if (outcome.error) localFailure = { status: 'failed', errorName: outcome.error.errorName, error: `${outcome.error.errorName}: ${outcome.error.message}` };
+    else {
+      inProcess.push(performance.now() - t0);
+      localRows = outcome.rows;
+    }
+  };
+
+  const failed = await overHttp('warm-up');
+  if (failed) {
+    advance(units - advanced);
+    return { run: failed };
   }
+  for (let r = 1; r <= o.runs; r++) {
+    const order = r % 2 === 1 ? ['http', 'engine'] : ['engine', 'http'];
+    for (const way of order) {
+      if (way === 'engine') await viaEngine(`in-process run ${r}/${o.runs}`);
+      else {
+        const failure = await overHttp(`run ${r}/${o.runs}`);
+        if (failure) {
+          advance(units - advanced);
+          return { run: failure };
+        }
+      }
+    }
+  }
+  const runsMs = http.slice(1);
+  const run: EngineRun = { status: 'ok', firstMs: http[0], runsMs, medianMs: median(runsMs), rows: rows.length };
   // The values a statement client decodes: what came over HTTP (doubles summed in another split
   // order may differ in the last digits, as between any two runs: compared as against DuckDB).
-  const d = httpRows === undefined ? undefined : diffRows(rows, httpRows);
-  const rowsDiffer = d === undefined ? undefined : `IN-PROCESS ROWS DIFFER FROM HTTP: ${d}`;
-  return { run: { status: 'ok', runsMs: times, medianMs: median(times), rows: rows.length }, rowsDiffer };
+  const d = localRows === undefined ? undefined : diffRows(localRows, rows);
+  return {
+    run,
+    inProcess: localFailure ?? { status: 'ok', runsMs: inProcess, medianMs: median(inProcess), rows: localRows?.length },
+    rows,
+    rowsDiffer: d === undefined ? undefined : `IN-PROCESS ROWS DIFFER FROM HTTP: ${d}`,
+  };
 }
 
 function duckRun(r: DuckQueryResult | undefined, skipped: boolean): EngineRun {
@@ -247,14 +286,12 @@ async function main(): Promise<void> {
     let dataHeld: BenchResults['dataHeld'];
     try {
       for (const q of queries) {
-        const { run, rows } = await runOurs(client, server.app.baseUrl, q, o, progress);
+        const { run, inProcess, rows, rowsDiffer } = await runOurs(client, server.app, q, o, progress);
         const d = duck.get(q.name);
         const duckdbRun = duckRun(d, o.skipDuckdb);
         const ratio = run.status === 'ok' && duckdbRun.status === 'ok' ? run.medianMs! / duckdbRun.medianMs! : undefined;
-        const inProcess = run.status === 'ok' ? await runInProcess(server.app, q, o, rows, progress) : undefined;
-        if (!inProcess) progress.advance(o.runs);
-        const inProcessRatio = inProcess?.run.status === 'ok' && duckdbRun.status === 'ok' ? inProcess.run.medianMs! / duckdbRun.medianMs! : undefined;
-        tpch.push({ name: q.name, ours: run, duckdb: duckdbRun, ratio, inProcess: inProcess?.run, inProcessRatio, check: inProcess?.rowsDiffer ?? check(run, rows, d) });
+        const inProcessRatio = inProcess?.status === 'ok' && duckdbRun.status === 'ok' ? inProcess.medianMs! / duckdbRun.medianMs! : undefined;
+        tpch.push({ name: q.name, ours: run, duckdb: duckdbRun, ratio, inProcess, inProcessRatio, check: rowsDiffer ?? check(run, rows, d) });
       }
       peak = { sampledBytes: await sampler.stop(), vmHwmBytes: peakRss(), intervalMs: RSS_SAMPLE_MS };
 

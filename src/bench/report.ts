@@ -63,7 +63,7 @@ export function tpchTable(results: BenchResults): string {
     `TPC-H sf${o.sf}, ${o.threads} thread(s) each (our workers, DuckDB SET threads), median of ${o.runs} run(s) after one warm-up; end to end through POST /v1/statement + nextUri on loopback vs DuckDB in-process (@duckdb/node-api) on the same dbgen data`,
     t.toString(),
     `geometric mean of ours / DuckDB over the ${both} of ${results.tpch.length} queries both ran: ${fmtRatio(results.geomeanRatio)}` +
-      (results.inProcessGeomeanRatio === undefined ? '' : `; through the in-process engine API (QueryManager.execute, after the HTTP runs): ${fmtRatio(results.inProcessGeomeanRatio)}`),
+      (results.inProcessGeomeanRatio === undefined ? '' : `; through the in-process engine API (QueryManager.execute, runs alternating A-B-B-A with the HTTP ones): ${fmtRatio(results.inProcessGeomeanRatio)}`),
   ];
   const notes = results.tpch.flatMap((q) => {
     const out: string[] = [];

@@ -24,7 +24,7 @@ export interface QueryResult {
   readonly duckdb: EngineRun;
   /** ours / DuckDB, medians; only when both ran. */
   readonly ratio?: number;
-  /** The same query through the in-process engine API (QueryManager.execute: no HTTP, no JSON text), after the HTTP runs. */
+  /** The same query through the in-process engine API (QueryManager.execute: no HTTP, no JSON text), its runs alternating with the HTTP ones. */
   readonly inProcess?: EngineRun;
   /** inProcess / DuckDB, medians. */
   readonly inProcessRatio?: number;
