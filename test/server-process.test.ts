@@ -148,17 +148,13 @@ describe('signals', () => {
     return new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal, out })));
   };
 
-  it('closes gracefully on a SIGTERM sent while it starts', async () => {
-    // The first line (the default-credentials warning is not printed: ADMIN_PASSWORD is set) is
-    // the identity service's; the listener is not up yet.
-    const r = await terminateWhen(/"msg":/);
-    expect(r.signal, r.out).toBeNull();
-    expect(r.code, r.out).toBe(0);
-    expect(r.out).toMatch(/"msg":"stopped"/);
-  }, 60_000);
-
-  it('closes gracefully on a SIGTERM sent the moment it announces its address', async () => {
-    const r = await terminateWhen(/"baseUrl":/);
+  // While it starts: the first line (no default-credentials warning: ADMIN_PASSWORD is set) is
+  // the identity service's, before the listener is up. Then the moment it announces its address.
+  it.each([
+    ['while it starts', /"msg":/],
+    ['the moment it announces its address', /"baseUrl":/],
+  ])('closes gracefully on a SIGTERM sent %s', async (_when, trigger) => {
+    const r = await terminateWhen(trigger);
     expect(r.signal, r.out).toBeNull();
     expect(r.code, r.out).toBe(0);
     expect(r.out).toMatch(/"msg":"stopped"/);

@@ -64,9 +64,6 @@ async function runOurs(client: StatementClientThread, app: App, q: TpchQuery, o:
   const local = localSession({ user: 'bench', source: 'npm-run-bench', ...session });
   const units = 1 + 2 * o.runs;
   let advanced = 0;
-  const step = (label: string): void => {
-    progress.task(`ours ${q.name} ${label}`);
-  };
   const advance = (n = 1): void => {
     progress.advance(n);
     advanced += n;
@@ -79,7 +76,7 @@ async function runOurs(client: StatementClientThread, app: App, q: TpchQuery, o:
 
   /** One run over HTTP; an EngineRun when it failed (the query is given up). */
   const overHttp = async (label: string): Promise<EngineRun | undefined> => {
-    step(label);
+    progress.task(`ours ${q.name} ${label}`);
     let outcome;
     try {
       outcome = await client.run(app.baseUrl, q.sql, session, o.timeoutMs);
@@ -97,7 +94,7 @@ async function runOurs(client: StatementClientThread, app: App, q: TpchQuery, o:
     return undefined;
   };
   const viaEngine = async (label: string): Promise<void> => {
-    step(label);
+    progress.task(`ours ${q.name} ${label}`);
     advance();
     if (localFailure) return;
     const t0 = performance.now();

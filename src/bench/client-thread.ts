@@ -28,10 +28,12 @@ export class StatementClientThread {
       if (reply.ok) p?.resolve(reply.outcome);
       else p?.reject(new Error(reply.error));
     });
-    this.worker.on('error', (error) => {
+    const failAll = (error: Error): void => {
       for (const p of this.pending.values()) p.reject(error);
       this.pending.clear();
-    });
+    };
+    this.worker.on('error', failAll);
+    this.worker.on('exit', (code) => failAll(new Error(`statement client thread exited (code ${code})`)));
   }
 
   run(baseUrl: string, sql: string, session: Session, timeoutMs: number): Promise<StatementOutcome> {

@@ -272,7 +272,7 @@ export class Query {
     for (;;) {
       this.lastHeartbeat = Date.now();
       this.takeRowValues(rows);
-      if (!this.done && this.resultDrainedAndExecutionDone()) this.transition('FINISHED');
+      this.finishIfDrained();
       if (this.done) break;
       await this.waitForProgress(COLLECT_POLL_MS, STAYS);
     }
@@ -280,10 +280,20 @@ export class Query {
     return { id: this.id, columns: this.columns() ?? [], rows, error: this.error, updateType: this.updateType, updateCount: this.updateCount };
   }
 
+  /** The root task while its result may be read (RUNNING or FINISHING). */
+  private resultRoot(): QueryExecution['rootTask'] | undefined {
+    return this.state === 'RUNNING' || this.state === 'FINISHING' ? this.execution?.rootTask : undefined;
+  }
+
+  /** FINISHED once the client has read the whole result of an execution that is done. */
+  private finishIfDrained(): void {
+    if (!this.done && this.resultDrainedAndExecutionDone()) this.transition('FINISHED');
+  }
+
   /** collect()'s reader: every page the root task has buffered, as row values. */
   private takeRowValues(out: JsonValue[][]): void {
-    const root = this.execution?.rootTask;
-    if (!root || !this.types || (this.state !== 'RUNNING' && this.state !== 'FINISHING')) return;
+    const root = this.resultRoot();
+    if (!root || !this.types) return;
     const read = root.outputBuffer.read(this.resultToken, Number.MAX_SAFE_INTEGER);
     const before = out.length;
     for (const page of read.pages) encodeRows(page, this.types, out);
@@ -302,7 +312,7 @@ export class Query {
         // small query then takes POST + one GET instead of POST + two GETs. Reading the last rows
         // lets the root task finish within a few ticks: wait for that briefly.
         if (rows !== null && this.resultDrained && this.state === 'RUNNING') await this.waitForStateChange(LAST_ROWS_WAIT_MS);
-        if (!this.done && this.resultDrainedAndExecutionDone()) this.transition('FINISHED');
+        this.finishIfDrained();
         return this.buildAnswer(rows, false);
       }
       await this.waitForProgress(Math.max(1, deadline - Date.now()), signal);
@@ -352,8 +362,8 @@ export class Query {
    * JSON text (comma-separated arrays), null when there were none.
    */
   private takeRows(targetBytes: number): string | null {
-    const root = this.execution?.rootTask;
-    if (!root || !this.types || (this.state !== 'RUNNING' && this.state !== 'FINISHING')) return null;
+    const root = this.resultRoot();
+    if (!root || !this.types) return null;
     let out = '';
     let rows = 0;
     const read = root.outputBuffer.read(this.resultToken, targetBytes);
