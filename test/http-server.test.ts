@@ -88,11 +88,12 @@ function testRouter(): Router {
     throw new TypeError('async secret');
   });
   router.add('GET', '/unavailable', () => json(503, { error: 'Service Unavailable' }));
+  router.add('GET', '/bad-header', () => ({ status: 200, headers: { 'X-Injected': 'a\r\nSet-Cookie: evil=1' }, body: 'no' }));
   router.add('GET', '/bytes', () => ({ status: 200, headers: { 'Content-Type': 'application/octet-stream', 'X-Multi': ['a', 'b'] }, body: new Uint8Array([1, 2, 3, 4]) }));
   return router;
 }
 
-describe('HTTP server (node:http)', () => {
+describe('HTTP server', () => {
   let server: HttpServer;
   let base: string;
   // A clock that stands still: the counts must not decay between a test's two reads. With Date.now
@@ -276,6 +277,46 @@ describe('HTTP server (node:http)', () => {
     const jwtSized = await fetch(`${base}/hello/token`, { headers: { authorization: `Bearer ${'t'.repeat(12 * 1024)}` } });
     expect(jwtSized.status).toBe(200);
     expect((await fetch(`${base}/hello/again`)).status).toBe(200);
+  });
+
+  it('answers pipelined requests in order, each after the one before', async () => {
+    const raw = await rawRequest(server.port, 'GET /slow/30 HTTP/1.1\r\nHost: h\r\n\r\nPOST /echo HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\n\r\nabGET /hello/third HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n');
+    const replies = raw.split(/(?=HTTP\/1\.1 )/).map((r) => parseRaw(r));
+    expect(replies.map((r) => JSON.parse(r.body))).toEqual([{ slept: 30 }, { length: 2, sha: 'ab', contentType: null }, expect.objectContaining({ name: 'third' })]);
+    expect(replies.map((r) => r.headers.connection)).toEqual(['keep-alive', 'keep-alive', 'close']);
+  });
+
+  it('sends 100 Continue to a client that expects it before its body', async () => {
+    const out = await new Promise<string>((resolve) => {
+      const socket = net.connect(server.port, '127.0.0.1');
+      let got = '';
+      socket.on('data', (d) => {
+        got += d.toString('latin1');
+        if (got === 'HTTP/1.1 100 Continue\r\n\r\n') socket.write('hello');
+      });
+      socket.on('close', () => resolve(got));
+      socket.write('POST /echo HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n');
+    });
+    expect(out.startsWith('HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\n')).toBe(true);
+    expect(JSON.parse(parseRaw(out.slice(25)).body)).toMatchObject({ length: 5, sha: 'hello' });
+  });
+
+  it('closes an HTTP/1.0 connection after its reply unless asked to keep it, and refuses other versions with 505', async () => {
+    const plain = parseRaw(await rawRequest(server.port, 'GET /hello/old HTTP/1.0\r\n\r\n'));
+    expect([plain.status, plain.headers.connection]).toEqual([200, 'close']);
+    const kept = await rawRequest(server.port, 'GET /hello/a HTTP/1.0\r\nConnection: keep-alive\r\n\r\nGET /hello/b HTTP/1.0\r\n\r\n');
+    expect(kept.match(/HTTP\/1\.1 200/g)).toHaveLength(2);
+    const h2 = parseRaw(await rawRequest(server.port, 'GET /hello/x HTTP/2.0\r\nHost: h\r\n\r\n'));
+    expect([h2.status, h2.headers.connection]).toEqual([505, 'close']);
+    const smuggle = parseRaw(await rawRequest(server.port, 'POST /echo HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n'));
+    expect(smuggle.status).toBe(400);
+  });
+
+  it('answers 500 instead of writing a reply header that would split the response', async () => {
+    const raw = await rawRequest(server.port, 'GET /bad-header HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n');
+    expect(parseRaw(raw).status).toBe(500);
+    expect(raw).not.toMatch(/evil/);
+    expect(logLines.some((line) => line.includes('reply has an invalid header'))).toBe(true);
   });
 
   it('joins repeated request headers with ", "', async () => {

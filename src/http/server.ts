@@ -1,20 +1,27 @@
-// The HTTP front end on node:http. It reads each request completely (any Content-Type,
-// Content-Length or chunked), hands a plain HttpRequest to the router, and writes the reply in one
-// write, never after the client has gone. Handlers never see node:http objects.
+// The HTTP/1.1 front end, on node:net. Each connection parses its requests itself (request-head.ts,
+// chunked-decoder.ts): a request is read completely (Content-Length or chunked, any Content-Type),
+// handed to the router as a plain HttpRequest, and answered in one write, never after the client
+// has gone. Requests on a connection are answered in order (pipelined ones wait their turn).
+// Handlers never see sockets.
 //
-// node:http rather than uWebSockets.js: llhttp accepts absolute-form request targets
-// (`DELETE http://host:8080/v1/statement/x/1 HTTP/1.1`, how presto-client cancels) on every request
-// of a connection, where uWS 20.51 answers 505 before JavaScript sees them and needed a relaying
-// proxy in front of it. On this machine's loopback load (bench: `npm run bench -- --load`) node:http
-// serves SELECT 1 as fast as uWS without that proxy and a third faster than uWS behind it: per
-// request, the kernel's socket work and our handlers dominate, not the HTTP parser.
+// Why not node:http: for the statement protocol's traffic (a POST with a body, a GET, ~1 KB JSON
+// answers) node:http cost the server thread 52 µs a request where a node:net server with the same
+// replies costs 31 µs (mock servers under the bench's load, 2026-11-22): its IncomingMessage and
+// ServerResponse streams, events and per-request socket timers are most of a trivial statement's
+// cost. uWebSockets.js (12 µs) refuses absolute-form targets (`DELETE http://host/v1/statement/…`,
+// how presto-client cancels) before JavaScript sees them; llhttp in node:http and this parser
+// accept them.
 //
-// Replies carry the handler's headers plus what the server writes itself (`Date`, `Content-Length`,
-// `Connection`, `Keep-Alive`); `Connection: close` when the connection closes (413, shutdown, or
-// the client asked).
-import http from 'node:http';
-import type { Socket } from 'node:net';
+// Replies carry the handler's headers plus what the server writes itself (`Date`,
+// `Content-Length`, `Connection`, `Keep-Alive`); `Connection: close` when the connection closes
+// (413, a request it cannot parse, shutdown, or the client asked). Timeouts are checked by one
+// sweep a second, not by a timer per request: an idle keep-alive connection closes after 10 s, a
+// request head must arrive within 20 s (slow-loris guard) and a whole request within 120 s (408).
+import net from 'node:net';
+import { STATUS_CODES } from 'node:http';
 import type { Router, UnroutedRequest } from './router.js';
+import { ChunkedDecoder } from './chunked-decoder.js';
+import { BadRequestHead, parseRequestHead, type RequestHead } from './request-head.js';
 import { HttpError, json, type HttpReply } from './types.js';
 import { Disconnection } from '../util/client-signal.js';
 import { silentLogger, type Logger } from '../util/logger.js';
@@ -61,14 +68,21 @@ const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
 const MAX_HEADERS_BYTES = 16 * 1024;
 /** An idle keep-alive connection is closed after this long. */
 const KEEP_ALIVE_TIMEOUT_MS = 10_000;
-/** A request's headers must arrive within this long (slow-loris guard)… */
+/** A request's head must arrive within this long (slow-loris guard)… */
 const HEADERS_TIMEOUT_MS = 20_000;
 /** …and the whole request within this long. */
 const REQUEST_TIMEOUT_MS = 120_000;
+/** How often the timeouts above are checked. */
+const SWEEP_INTERVAL_MS = 1000;
 /** Oversized bodies up to this size are read to their end before the 413 closes the connection. */
 const DRAIN_LIMIT_BYTES = 16 << 20;
 /** How long a closing connection keeps reading (and dropping) what its client still sends. */
 const LINGER_MS = 2000;
+/** Input buffered beyond the request being handled (pipelined requests) before reading pauses. */
+const PIPELINE_BUFFER_BYTES = 1 << 20;
+const KEEP_ALIVE_HEADER = `Connection: keep-alive\r\nKeep-Alive: timeout=${KEEP_ALIVE_TIMEOUT_MS / 1000}\r\n`;
+const CONTINUE = 'HTTP/1.1 100 Continue\r\n\r\n';
+const HEAD_END = Buffer.from('\r\n\r\n');
 
 /** A request as handlers see it; the query string is parsed on first use. */
 class IncomingRequest implements UnroutedRequest {
@@ -94,124 +108,351 @@ class IncomingRequest implements UnroutedRequest {
 const NO_RECORDER: RequestRecorder = { recordRequest() {}, recordSuccess() {}, recordFailure() {} };
 const EMPTY_BODY = Buffer.alloc(0);
 
+/** What a connection shares with its server. */
+interface ServerContext {
+  readonly router: Router;
+  readonly maxBodyBytes: number;
+  readonly drainLimit: number;
+  readonly logger: Logger;
+  readonly recorder: RequestRecorder;
+  fallbackBaseUrl: string;
+  /** The server is shutting down: every reply closes its connection. */
+  closing: boolean;
+  requestStarted(): void;
+  requestEnded(): void;
+}
+
+const enum Phase {
+  /** Between requests (or before the first): nothing of a request has arrived. */
+  Idle,
+  /** Part of a request head has arrived. */
+  Head,
+  /** The head is in; the body is being read. */
+  Body,
+  /** The request is with its handler; later input waits. */
+  Handling,
+  /** The connection is closing: input is read and dropped. */
+  Closing,
+}
+
+/** The request being handled on a connection. */
+interface Pending {
+  /** A reply was written or the client went away. */
+  done: boolean;
+  readonly signal: Disconnection;
+  readonly method: string;
+  readonly keepAlive: boolean;
+}
+
+/** One client connection: parses its requests in order and writes their replies. */
+class Connection {
+  phase = Phase.Idle;
+  /** When the current phase began (Date.now()), for the timeouts. */
+  since = Date.now();
+  private input: Buffer | undefined;
+  private head: RequestHead | undefined;
+  private readonly bodyChunks: Buffer[] = [];
+  private bodyBytes = 0;
+  private overLimit = false;
+  private decoder: ChunkedDecoder | undefined;
+  private pending: Pending | undefined;
+  private readonly remoteAddress: string;
+  private lastHost: string | undefined;
+  private lastBaseUrl = '';
+
+  constructor(
+    readonly socket: net.Socket,
+    private readonly server: ServerContext,
+  ) {
+    this.remoteAddress = peerAddress(socket);
+    socket.on('data', (chunk: Buffer) => this.receive(chunk));
+    socket.on('error', () => socket.destroy());
+  }
+
+  /** The socket closed: a request still being handled loses its client. */
+  closed(): void {
+    const pending = this.pending;
+    if (pending && !pending.done) {
+      pending.done = true;
+      pending.signal.abort();
+      this.server.requestEnded();
+    }
+    this.pending = undefined;
+  }
+
+  private receive(chunk: Buffer): void {
+    if (this.phase === Phase.Closing) return;
+    this.input = this.input === undefined ? chunk : Buffer.concat([this.input, chunk]);
+    if (this.phase === Phase.Handling) {
+      if (this.input.length > PIPELINE_BUFFER_BYTES) this.socket.pause();
+      return;
+    }
+    if (this.phase === Phase.Idle) this.enter(Phase.Head);
+    this.parse();
+  }
+
+  /** Reads requests from the buffered input until it runs out or a request goes to its handler. */
+  private parse(): void {
+    try {
+      for (;;) {
+        if (this.phase === Phase.Head) {
+          if (!this.parseHead()) return;
+        } else if (this.phase === Phase.Body) {
+          if (!this.parseBody()) return;
+        } else return;
+      }
+    } catch (error) {
+      if (error instanceof BadRequestHead) this.refuse(error.status);
+      else {
+        // A bug here must not take the process down with it (this runs in a socket's 'data' event).
+        this.server.logger.error({ err: error }, 'reading a request failed');
+        this.refuse(500);
+      }
+    }
+  }
+
+  /** Parses a request head if the whole of it is in; false when it must wait for more input. */
+  private parseHead(): boolean {
+    let input = this.input;
+    if (input === undefined) return false;
+    // A client may send empty lines between requests (RFC 9112 §2.2).
+    let start = 0;
+    while (start + 1 < input.length && input[start] === 0x0d && input[start + 1] === 0x0a) start += 2;
+    const end = input.indexOf(HEAD_END, start);
+    if (end < 0 ? input.length - start > MAX_HEADERS_BYTES : end - start > MAX_HEADERS_BYTES) {
+      this.refuse(431);
+      return false;
+    }
+    if (end < 0) {
+      this.input = start === input.length ? undefined : start > 0 ? input.subarray(start) : input;
+      return false;
+    }
+    const head = parseRequestHead(input.toString('latin1', start, end));
+    input = input.subarray(end + 4);
+    this.input = input.length > 0 ? input : undefined;
+    this.head = head;
+    // A declared oversize body is refused at once (the client may be waiting to send it).
+    if (head.contentLength > this.server.maxBodyBytes) {
+      this.tooLarge();
+      return false;
+    }
+    if (!head.chunked && head.contentLength === 0) {
+      this.dispatch(head, EMPTY_BODY);
+      return false;
+    }
+    this.bodyBytes = 0;
+    this.overLimit = false;
+    this.decoder = head.chunked ? new ChunkedDecoder() : undefined;
+    this.phase = Phase.Body;
+    if (head.expectContinue && this.input === undefined) this.socket.write(CONTINUE);
+    return true;
+  }
+
+  /** Reads what there is of the body; dispatches the request once it is complete. */
+  private parseBody(): boolean {
+    const input = this.input;
+    if (input === undefined) return false;
+    const head = this.head!;
+    const s = this.server;
+    let used: number;
+    let complete: boolean;
+    if (this.decoder) {
+      used = this.decoder.feed(input, 0, (chunk) => this.takeBody(chunk));
+      complete = this.decoder.done;
+    } else {
+      used = Math.min(input.length, head.contentLength - this.bodyBytes);
+      this.takeBody(used === input.length ? input : input.subarray(0, used));
+      complete = this.bodyBytes === head.contentLength;
+    }
+    this.input = used === input.length ? undefined : input.subarray(used);
+    // A body that grows past the limit gets 413; up to the drain limit the rest of it is read and
+    // dropped first, so the client is reading when the 413 comes.
+    if ((this.overLimit && complete) || this.bodyBytes > s.drainLimit) {
+      this.tooLarge();
+      return false;
+    }
+    if (!complete) return false;
+    const chunks = this.bodyChunks;
+    const body = chunks.length === 0 ? EMPTY_BODY : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, this.bodyBytes);
+    chunks.length = 0;
+    this.decoder = undefined;
+    this.dispatch(head, body);
+    return false;
+  }
+
+  private takeBody(chunk: Buffer): void {
+    this.bodyBytes += chunk.length;
+    if (this.bodyBytes > this.server.maxBodyBytes) {
+      this.overLimit = true;
+      this.bodyChunks.length = 0;
+    } else this.bodyChunks.push(chunk);
+  }
+
+  private dispatch(head: RequestHead, body: Buffer): void {
+    this.head = undefined;
+    this.enter(Phase.Handling);
+    const s = this.server;
+    const pending: Pending = { done: false, signal: new Disconnection(), method: head.method, keepAlive: head.keepAlive };
+    this.pending = pending;
+    s.requestStarted();
+    s.recorder.recordRequest();
+    const { path, rawQuery } = splitTarget(head.target);
+    const request = new IncomingRequest(head.method, path, rawQuery, head.headers, body, this.remoteAddress, this.baseUrlFor(head.headers.host), pending.signal);
+    void run(s, request).then(({ r, error }) => this.reply(pending, r, error));
+  }
+
+  private reply(pending: Pending, r: HttpReply, error?: unknown): void {
+    if (pending.done) return;
+    pending.done = true;
+    this.pending = undefined;
+    const s = this.server;
+    const close = s.closing || !pending.keepAlive;
+    const status = this.write(r, pending.method, close);
+    if (status >= 500) s.recorder.recordFailure(error ?? { type: 'HttpStatus', message: `HTTP ${status}`, stack: [], suppressed: [] });
+    else s.recorder.recordSuccess();
+    s.requestEnded();
+    if (close) {
+      this.closeSoon();
+      return;
+    }
+    this.enter(Phase.Idle);
+    if (this.input === undefined) return;
+    if (this.socket.isPaused()) this.socket.resume();
+    this.enter(Phase.Head);
+    this.parse();
+  }
+
+  /** Answers a request that will not reach a handler (bad head, oversize body, timeout) and closes. */
+  refuse(status: number, reply: HttpReply = json(status, { error: STATUS_CODES[status] ?? 'Error' })): void {
+    if (this.phase === Phase.Closing) return;
+    this.write(reply, this.head?.method ?? 'GET', true);
+    this.closeSoon();
+  }
+
+  private tooLarge(): void {
+    const s = this.server;
+    s.recorder.recordRequest();
+    s.recorder.recordSuccess();
+    this.refuse(413, tooLarge(s.maxBodyBytes));
+  }
+
+  /** Writes a reply (a 500 instead if its headers are invalid); returns the status written. */
+  private write(reply: HttpReply, method: string, close: boolean): number {
+    let r = reply;
+    let head: ReplyHead;
+    try {
+      head = replyHead(r, method, close);
+    } catch (error) {
+      this.server.logger.error({ err: error, status: r.status }, 'reply has an invalid header');
+      r = json(500, { error: 'Internal Server Error' });
+      head = replyHead(r, method, close);
+    }
+    if (this.socket.destroyed) return r.status;
+    const body = head.withBody ? r.body : undefined;
+    if (body === undefined || body.length === 0) this.socket.write(head.text, head.latin1 ? 'latin1' : 'utf8');
+    else if (typeof body === 'string' && !head.latin1) this.socket.write(head.text + body);
+    else {
+      this.socket.cork();
+      this.socket.write(head.text, 'latin1');
+      this.socket.write(body);
+      this.socket.uncork();
+    }
+    return r.status;
+  }
+
+  /**
+   * Closes after the reply just written: send it and a FIN, then keep reading (and dropping) what
+   * the client still sends until it closes too, for at most LINGER_MS. Closing a socket with
+   * unread input sends a reset instead, which can make the client lose the reply (a 413 cut into
+   * an oversized upload).
+   */
+  private closeSoon(): void {
+    this.phase = Phase.Closing;
+    this.input = undefined;
+    this.bodyChunks.length = 0;
+    const socket = this.socket;
+    socket.end();
+    socket.resume();
+    socket.once('end', () => socket.destroy());
+    const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+    timer.unref();
+    socket.once('close', () => clearTimeout(timer));
+  }
+
+  /** Applies the timeouts; called by the server's sweep. */
+  checkTimeouts(now: number): void {
+    const waited = now - this.since;
+    if (this.phase === Phase.Idle && waited > KEEP_ALIVE_TIMEOUT_MS) this.socket.destroy();
+    else if (this.phase === Phase.Head && waited > HEADERS_TIMEOUT_MS) this.refuse(408);
+    else if (this.phase === Phase.Body && waited > REQUEST_TIMEOUT_MS) this.refuse(408);
+  }
+
+  /** Nothing is in progress on the connection: shutting down may close it now. */
+  get idle(): boolean {
+    return this.phase === Phase.Idle;
+  }
+
+  private enter(phase: Phase): void {
+    this.phase = phase;
+    this.since = Date.now();
+  }
+
+  /** The client's view of our address, from the Host header when it is a plain host[:port]. */
+  private baseUrlFor(host: string | undefined): string {
+    if (host !== this.lastHost) {
+      this.lastHost = host;
+      this.lastBaseUrl = host && HOST_HEADER.test(host) ? `http://${host}` : '';
+    }
+    return this.lastBaseUrl || this.server.fallbackBaseUrl;
+  }
+}
+
+async function run(s: ServerContext, request: UnroutedRequest): Promise<{ r: HttpReply; error?: unknown }> {
+  try {
+    return { r: await s.router.dispatch(request) };
+  } catch (error) {
+    if (error instanceof HttpError) return { r: { ...error.reply, status: error.status }, error };
+    s.logger.error({ err: error, method: request.method, path: request.path }, 'request handler failed');
+    return { r: json(500, { error: 'Internal Server Error' }), error };
+  }
+}
+
 export async function listen(router: Router, options: ListenOptions = {}): Promise<HttpServer> {
   const host = options.host ?? '0.0.0.0';
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const drainLimit = Math.max(DRAIN_LIMIT_BYTES, 16 * maxBodyBytes);
-  const logger = options.logger ?? silentLogger();
-  const recorder = options.recorder ?? NO_RECORDER;
   const defaultShutdownMs = options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
-
+  const connections = new Set<Connection>();
   let inFlight = 0;
-  let closing = false;
   let drained: (() => void) | undefined;
-  let fallbackBaseUrl = '';
 
-  const finishOne = (): void => {
-    inFlight--;
-    if (inFlight === 0) drained?.();
+  const context: ServerContext = {
+    router,
+    maxBodyBytes,
+    drainLimit: Math.max(DRAIN_LIMIT_BYTES, 16 * maxBodyBytes),
+    logger: options.logger ?? silentLogger(),
+    recorder: options.recorder ?? NO_RECORDER,
+    fallbackBaseUrl: '',
+    closing: false,
+    requestStarted: () => void inFlight++,
+    requestEnded: () => {
+      inFlight--;
+      if (inFlight === 0) drained?.();
+    },
   };
 
-  const server = http.createServer(
-    {
-      noDelay: true,
-      maxHeaderSize: MAX_HEADERS_BYTES,
-      keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
-      headersTimeout: HEADERS_TIMEOUT_MS,
-      requestTimeout: REQUEST_TIMEOUT_MS,
-      // Repeated headers arrive joined with ", " (X-Trino-Session, X-Trino-Prepared-Statement).
-      joinDuplicateHeaders: true,
-    },
-    (req, res) => {
-      const method = req.method ?? 'GET';
-      const { path, rawQuery } = splitTarget(req.url ?? '/');
-      const headers = req.headers as Record<string, string>;
-      const socket = req.socket;
-
-      inFlight++;
-      recorder.recordRequest();
-      const disconnection = new Disconnection();
-      let done = false; // a reply was written, or the client went away
-      res.once('close', () => {
-        if (done) return;
-        done = true;
-        disconnection.abort();
-        finishOne();
-      });
-
-      const reply = (r: HttpReply, error?: unknown, closeConnection = false): void => {
-        if (done) return;
-        done = true;
-        if (r.status >= 500) recorder.recordFailure(error ?? { type: 'HttpStatus', message: `HTTP ${r.status}`, stack: [], suppressed: [] });
-        else recorder.recordSuccess();
-        if (closeConnection) lingerOnClose(socket);
-        writeReply(res, r, closing || closeConnection);
-        finishOne();
-      };
-
-      // A declared oversize body is refused at once (the client may be waiting to send it); the
-      // connection then closes, reading and dropping what still comes for a moment (lingerOnClose).
-      const declared = Number(headers['content-length'] ?? 0);
-      if (declared > maxBodyBytes) {
-        reply(tooLarge(maxBodyBytes), undefined, true);
-        return;
-      }
-      // No body (neither a length nor chunks): dispatch now, not after the stream's 'end', which
-      // costs a stream read, a nextTick and two events per request (most of our requests are GETs).
-      const handle = (body: Buffer): void => {
-        const request = new IncomingRequest(method, path, rawQuery, headers, body, peerAddress(socket), baseUrlFrom(headers.host, fallbackBaseUrl), disconnection);
-        void run(request).then(({ r, error }) => reply(r, error));
-      };
-      if (declared === 0 && headers['transfer-encoding'] === undefined) {
-        handle(EMPTY_BODY);
-        return;
-      }
-      // A body that grows past the limit gets 413 and the connection closes; up to the drain limit
-      // the rest of the body is read and dropped first, so the client is reading when the 413 comes.
-      const chunks: Buffer[] = [];
-      let received = 0;
-      let overLimit = false;
-      req.on('data', (chunk: Buffer) => {
-        received += chunk.byteLength;
-        if (received > maxBodyBytes) overLimit = true;
-        if (!overLimit) chunks.push(chunk);
-        else {
-          chunks.length = 0;
-          if (received > drainLimit) reply(tooLarge(maxBodyBytes), undefined, true);
-        }
-      });
-      req.once('end', () => {
-        if (done) return;
-        if (overLimit) {
-          reply(tooLarge(maxBodyBytes), undefined, true);
-          return;
-        }
-        handle(chunks.length === 0 ? EMPTY_BODY : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received));
-      });
-    },
-  );
-
-  // Requests llhttp cannot parse (bad request line or headers, headers too large) never reach the
-  // router: answer them here and close.
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
-    if (!socket.writable || error.code === 'ECONNRESET') {
-      socket.destroy();
-      return;
-    }
-    const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'HPE_REQUEST_TIMEOUT' || error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-    const body = JSON.stringify({ error: http.STATUS_CODES[status] });
-    socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`);
+  const server = net.createServer({ noDelay: true }, (socket) => {
+    const connection = new Connection(socket, context);
+    connections.add(connection);
+    socket.once('close', () => {
+      connections.delete(connection);
+      connection.closed();
+    });
   });
-
-  async function run(request: UnroutedRequest): Promise<{ r: HttpReply; error?: unknown }> {
-    try {
-      return { r: await router.dispatch(request) };
-    } catch (error) {
-      if (error instanceof HttpError) return { r: { ...error.reply, status: error.status }, error };
-      logger.error({ err: error, method: request.method, path: request.path }, 'request handler failed');
-      return { r: json(500, { error: 'Internal Server Error' }), error };
-    }
-  }
+  const sweep = setInterval(() => {
+    const now = Date.now();
+    for (const c of connections) c.checkTimeouts(now);
+  }, SWEEP_INTERVAL_MS);
+  sweep.unref();
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -220,19 +461,20 @@ export async function listen(router: Router, options: ListenOptions = {}): Promi
       resolve();
     });
   }).catch((error: NodeJS.ErrnoException) => {
+    clearInterval(sweep);
     const reason = error.code === 'EADDRINUSE' ? 'address in use' : error.code === 'EADDRNOTAVAIL' ? 'address not available' : error.message;
     throw Object.assign(new Error(`cannot listen on ${host}:${options.port ?? 0} (${reason})`), { code: error.code });
   });
-  const port = (server.address() as { port: number }).port;
+  const port = (server.address() as net.AddressInfo).port;
   const baseUrl = `http://${displayHost(host)}:${port}`;
-  fallbackBaseUrl = baseUrl;
+  context.fallbackBaseUrl = baseUrl;
 
   let closed: Promise<void> | undefined;
   const close = (timeoutMs = defaultShutdownMs): Promise<void> =>
     (closed ??= (async () => {
-      closing = true;
+      context.closing = true;
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
+      for (const c of connections) if (c.idle) c.socket.destroy();
       if (inFlight > 0) {
         let timer: NodeJS.Timeout | undefined;
         await Promise.race([
@@ -240,58 +482,73 @@ export async function listen(router: Router, options: ListenOptions = {}): Promi
           new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs))),
         ]);
         clearTimeout(timer);
-        if (inFlight > 0) logger.warn({ inFlight }, 'closing with requests still in flight');
+        if (inFlight > 0) context.logger.warn({ inFlight }, 'closing with requests still in flight');
       }
       // Replies written while closing carry `Connection: close` and end their connections
       // themselves; whatever is still open after the wait is cut.
-      server.closeAllConnections();
+      for (const c of connections) c.socket.destroy();
+      clearInterval(sweep);
       await stopped;
     })());
 
   return { host, port, baseUrl, inFlight: () => inFlight, close };
 }
 
-/** Headers the server writes itself: a handler's own values for them are dropped. */
-const SERVER_WRITTEN_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive']);
+interface ReplyHead {
+  readonly text: string;
+  /** The head has bytes 0x80–0xff (obs-text in a header value): it must be written as latin1. */
+  readonly latin1: boolean;
+  /** The body goes out (not for HEAD, 1xx, 204, 304). */
+  readonly withBody: boolean;
+}
 
-function writeReply(res: http.ServerResponse, reply: HttpReply, closeConnection: boolean): void {
-  const body = reply.body ?? '';
-  // Flat [name, value, …] list: writeHead takes it as is; a repeated header is one entry per value.
-  const headers: string[] = [];
+/** Headers the server writes itself: a handler's own values for them are dropped. */
+const SERVER_WRITTEN_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'date']);
+const REPLY_HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const INVALID_REPLY_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
+const NON_ASCII = /[\x80-\xff]/;
+
+/** The status line and headers of a reply; throws on a header that would corrupt the response. */
+function replyHead(reply: HttpReply, method: string, close: boolean): ReplyHead {
+  const status = reply.status;
+  let text = `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Unknown'}\r\n`;
+  let latin1 = false;
   const given = reply.headers;
   if (given) {
     for (const name in given) {
       if (SERVER_WRITTEN_HEADERS.has(name.toLowerCase())) continue;
+      if (!REPLY_HEADER_NAME.test(name)) throw new Error(`invalid reply header name '${name}'`);
       const value = given[name]!;
-      if (typeof value === 'string') headers.push(name, value);
-      else for (const v of value) headers.push(name, v);
+      for (const v of typeof value === 'string' ? [value] : value) {
+        if (INVALID_REPLY_VALUE.test(v)) throw new Error(`invalid character in reply header '${name}'`);
+        if (!latin1 && NON_ASCII.test(v)) latin1 = true;
+        text += `${name}: ${v}\r\n`;
+      }
     }
   }
-  const noBody = reply.status === 204 || reply.status === 304 || (reply.status >= 100 && reply.status < 200);
-  if (!noBody) headers.push('Content-Length', String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength));
-  if (closeConnection) headers.push('Connection', 'close');
-  res.writeHead(reply.status, headers);
-  // A HEAD reply keeps the GET's Content-Length; node:http sends no body for HEAD.
-  if (noBody) res.end();
-  else res.end(body);
+  text += `Date: ${httpDate()}\r\n`;
+  const noBody = status === 204 || status === 304 || (status >= 100 && status < 200);
+  if (!noBody) {
+    const body = reply.body ?? '';
+    // A HEAD reply keeps the GET's Content-Length and sends no body.
+    text += `Content-Length: ${typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength}\r\n`;
+  }
+  text += close ? 'Connection: close\r\n\r\n' : `${KEEP_ALIVE_HEADER}\r\n`;
+  return { text, latin1, withBody: !noBody && method !== 'HEAD' };
 }
 
-/**
- * Makes the socket's close after the current reply a lingering one: send the reply and a FIN, then
- * keep reading (and dropping) what the client still sends until it closes too, for at most
- * LINGER_MS. Closing a socket with unread input sends a reset instead, which can make the client
- * lose the reply (a 413 cut into an oversized upload).
- */
-function lingerOnClose(socket: Socket): void {
-  socket.destroySoon = function lingeringClose(this: Socket): void {
-    this.end();
-    this.on('data', () => undefined);
-    this.resume();
-    const timer = setTimeout(() => this.destroy(), LINGER_MS);
-    timer.unref();
-    this.once('end', () => this.destroy());
-    this.once('close', () => clearTimeout(timer));
-  };
+let dateSecond = -1;
+let dateText = '';
+
+/** The Date header's value, formatted once a second. */
+function httpDate(): string {
+  const now = Date.now();
+  const second = Math.floor(now / 1000);
+  if (second !== dateSecond) {
+    dateSecond = second;
+    dateText = new Date(now).toUTCString();
+  }
+  return dateText;
 }
 
 function tooLarge(maxBodyBytes: number): HttpReply {
@@ -314,17 +571,12 @@ export function splitTarget(url: string): { path: string; rawQuery: string } {
 }
 
 /** The peer's address; an IPv4-mapped IPv6 address (a dual-stack listener) as its IPv4 part. */
-function peerAddress(socket: Socket): string {
+function peerAddress(socket: net.Socket): string {
   const address = socket.remoteAddress ?? '';
   return address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address;
 }
 
 const HOST_HEADER = /^[A-Za-z0-9.\-_~]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
-
-/** The client's view of our address, from the Host header when it is a plain host[:port]. */
-function baseUrlFrom(hostHeader: string | undefined, fallback: string): string {
-  return hostHeader && HOST_HEADER.test(hostHeader) ? `http://${hostHeader}` : fallback;
-}
 
 function displayHost(host: string): string {
   if (host === '0.0.0.0' || host === '') return '127.0.0.1';
