@@ -16,6 +16,8 @@ export const USAGE = `usage: npm run bench -- [options]
   --load              only the protocol load scenarios (autocannon): SELECT 1 and a tpch query
   --load-schema <s>   tpch schema of the load scenario's query (default tiny)
   --connections <n>   concurrent clients of the load scenarios (default 32)
+  --few-connections <n>  SELECT 1 also with this many clients, for its latency at a lighter load
+                      (default 8; 0 = not)
   --duration <s>      seconds per load scenario (default 5)
   --out <dir>         where results go (default bench/results)
   --keep-data         keep the generated .tbl directory (its path is printed)`;
@@ -35,6 +37,8 @@ export interface BenchOptions {
   readonly loadOnly: boolean;
   readonly loadSchema: string;
   readonly connections: number;
+  /** SELECT 1 is also measured with this many clients; 0 = not. */
+  readonly fewConnections: number;
   readonly durationSeconds: number;
   readonly out: string | undefined;
   readonly keepData: boolean;
@@ -66,6 +70,7 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
     loadOnly: false,
     loadSchema: 'tiny',
     connections: 32,
+    fewConnections: 8,
     durationSeconds: 5,
     out: undefined as string | undefined,
     keepData: false,
@@ -133,6 +138,11 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
       case '--connections':
         o.connections = positive(flag, value(), true);
         break;
+      case '--few-connections': {
+        const text = value();
+        o.fewConnections = text === '0' ? 0 : positive(flag, text, true);
+        break;
+      }
       case '--duration':
         o.durationSeconds = positive(flag, value(), false);
         break;

@@ -17,7 +17,7 @@ import { diffRows } from './compare.js';
 import { measureDataHeld } from './data-held.js';
 import type { DatagenJob, DatagenMessage } from './datagen-child.js';
 import type { DuckJob, DuckMessage, DuckQueryResult } from './duckdb-child.js';
-import { protocolLoad } from './load.js';
+import { loadScenarioCount, protocolLoad } from './load.js';
 import { microBenchmarks } from './micro.js';
 import { ensureNativeBuilt, runNative } from './native.js';
 import { DEFAULT_RESULTS_DIR, tpchQuery, type TpchQuery } from './paths.js';
@@ -179,13 +179,14 @@ function writeResults(dir: string, base: string, results: BenchResults, svg?: st
 
 async function loadOnly(o: BenchOptions, resultsDir: string): Promise<void> {
   const startedAt = new Date();
-  const progress = new Progress(8);
+  const progress = new Progress(2 * loadScenarioCount(o.fewConnections > 0, true));
   const server = await startServer(o.threads);
   let load;
   try {
     const q6 = tpchQuery(6);
     load = await protocolLoad(server.app.baseUrl, {
       connections: o.connections,
+      fewConnections: o.fewConnections || undefined,
       durationSeconds: o.durationSeconds,
       tpch: { sql: q6.sql, schema: o.loadSchema, label: `TPC-H Q6 (tpch.${o.loadSchema})` },
       onStep: (label) => {
@@ -218,7 +219,7 @@ async function main(): Promise<void> {
   const startedAt = new Date();
   const queries = o.queries.map(tpchQuery);
   const perQuery = o.runs + 1;
-  const progress = new Progress(11 + 1 + (o.skipDuckdb ? 0 : 1 + queries.length * perQuery) + queries.length * (perQuery + o.runs) + (o.skipLoad ? 0 : 6) + (o.skipMicro ? 0 : 1) + (o.skipDataHeld ? 0 : 1));
+  const progress = new Progress(11 + 1 + (o.skipDuckdb ? 0 : 1 + queries.length * perQuery) + queries.length * (perQuery + o.runs) + (o.skipLoad ? 0 : 2 * loadScenarioCount(o.fewConnections > 0, false)) + (o.skipMicro ? 0 : 1) + (o.skipDataHeld ? 0 : 1));
   const dataDir = mkdtempSync(join(os.tmpdir(), `bench-tpch-sf${o.sf}-`));
   let results: BenchResults;
   try {
@@ -295,9 +296,10 @@ async function main(): Promise<void> {
       // 5. Statement-protocol throughput beside a bare uWebSockets.js reply.
       if (!o.skipLoad) {
         load = await protocolLoad(server.app.baseUrl, {
-              connections: o.connections,
+          connections: o.connections,
+          fewConnections: o.fewConnections || undefined,
           durationSeconds: o.durationSeconds,
-              onStep: (label) => {
+          onStep: (label) => {
             progress.task(label);
             if (!label.includes('warm-up')) progress.advance(2);
           },

@@ -128,12 +128,12 @@ export function datagenTable(results: BenchResults): string {
 export function loadTable(results: BenchResults): string {
   const l = results.load;
   if (!l) return '';
-  const conns = l.trivial.connections;
-  const t = table(['scenario', 'queries/s', 'query p50', 'query p99', 'HTTP req/s', 'req p50', 'req p99', 'server CPU / req', 'failed / non-2xx']);
-  for (const r of [l.trivial, l.tpch, l.bare]) {
+  const t = table(['scenario', 'clients', 'queries/s', 'query p50', 'query p99', 'HTTP req/s', 'req p50', 'req p99', 'server CPU / req', 'failed / non-2xx']);
+  for (const r of [l.trivial, l.trivialFew, l.tpch, l.bare, l.bareShaped]) {
     if (!r) continue;
     t.push([
       r.name,
+      String(r.connections),
       r.queriesPerSecond === undefined ? '-' : r.queriesPerSecond.toFixed(0),
       fmtMs(r.queryP50Ms),
       fmtMs(r.queryP99Ms),
@@ -144,11 +144,16 @@ export function loadTable(results: BenchResults): string {
       `${r.failedQueries ?? '-'} / ${r.non2xx + r.errors}`,
     ]);
   }
+  const cpu =
+    l.cpuPerRequestOverhead === undefined
+      ? ''
+      : `; server thread CPU per HTTP request ${fmtRatio(l.cpuPerRequestOverhead)} the bare reply's` +
+        (l.cpuPerRequestOverShaped === undefined ? '' : `, ${fmtRatio(l.cpuPerRequestOverShaped)} the SELECT 1-shaped bare answers'`);
   return [
-    `statement protocol on loopback: ${conns} concurrent keep-alive clients (autocannon in a worker thread) for ${l.trivial.seconds.toFixed(1)} s each; a query = POST /v1/statement + GET nextUri until done`,
+    `statement protocol on loopback: keep-alive clients (autocannon in a worker thread) for ${l.trivial.seconds.toFixed(1)} s each; a query = POST /v1/statement + GET nextUri until done`,
     t.toString(),
-    `per-request cost vs the bare uWebSockets.js reply: ${fmtRatio(l.perRequestOverhead)} per HTTP request, ${fmtRatio(l.perQueryOverhead)} per complete SELECT 1 (POST + GETs)` +
-      (l.cpuPerRequestOverhead === undefined ? '' : `; server thread CPU per HTTP request ${fmtRatio(l.cpuPerRequestOverhead)} (the load client shares the cores and is often the bottleneck of both throughputs)`),
+    `per-request cost vs the bare uWebSockets.js reply: ${fmtRatio(l.perRequestOverhead)} per HTTP request, ${fmtRatio(l.perQueryOverhead)} per complete SELECT 1 (POST + GETs)${cpu}` +
+      ' (the load client shares the two cores and costs as much per request as the server: it bounds every throughput here)',
   ].join('\n');
 }
 

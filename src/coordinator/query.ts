@@ -134,6 +134,9 @@ export class Query {
   private readonly stateWaiters: (() => void)[] = [];
   rowsReturned = 0;
   private columnsText: string | undefined;
+  /** `{"id":…,"infoUri":…` of every answer, and the nextUri's JSON text without its token and closing quote. */
+  private answerHead: string | undefined;
+  private nextUriPrefix: string | undefined;
 
   constructor(
     readonly id: string,
@@ -396,10 +399,13 @@ export class Query {
   /** The answer, fields in Trino's order; `rows` (JSON text, see takeRows) go in as they are. */
   private buildAnswer(rows: string | null, initial: boolean): StatementAnswer {
     const final = !initial && (this.state === 'FAILED' || this.state === 'FINISHED');
-    let head = `{"id":${jsonString(this.id)},"infoUri":${jsonString(this.infoUri)}`;
+    // The id and URIs are the same in every answer but for the token: escaped once per query.
+    this.answerHead ??= `{"id":${jsonString(this.id)},"infoUri":${jsonString(this.infoUri)}`;
+    let head = this.answerHead;
     if (!final) {
       head += `,"partialCancelUri":${jsonString(`${this.baseUrl}/v1/stage/${this.id}.${this.execution?.leafStageId() ?? 0}`)}`;
-      head += `,"nextUri":${jsonString(this.statementUri(this.lastToken + 1))}`;
+      this.nextUriPrefix ??= jsonString(this.statementUri(0)).slice(0, -2);
+      head += `,"nextUri":${this.nextUriPrefix}${this.lastToken + 1}"`;
     }
     const columns = initial ? undefined : this.columnsJson();
     const error = this.errorBody();
