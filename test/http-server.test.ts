@@ -399,6 +399,43 @@ describe('HTTP server', () => {
   });
 });
 
+describe('connection timeouts', () => {
+  let server: HttpServer;
+  beforeAll(async () => {
+    server = await listen(testRouter(), { host: '127.0.0.1', port: 0, timeouts: { keepAliveMs: 300, headersMs: 400, requestMs: 800 } });
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  /** Writes `data` and returns what came back and when the server closed the connection. */
+  const stalled = (data: string): Promise<{ out: string; closedAfterMs: number }> =>
+    new Promise((resolve) => {
+      const started = Date.now();
+      const socket = net.connect(server.port, '127.0.0.1');
+      let out = '';
+      socket.on('data', (d) => (out += d.toString('latin1')));
+      socket.on('error', () => undefined);
+      socket.on('close', () => resolve({ out, closedAfterMs: Date.now() - started }));
+      socket.write(data);
+    });
+
+  it('closes an idle keep-alive connection', async () => {
+    const { out, closedAfterMs } = await stalled('GET /hello/x HTTP/1.1\r\nHost: h\r\n\r\n');
+    expect(parseRaw(out).status).toBe(200);
+    expect(closedAfterMs).toBeGreaterThanOrEqual(250);
+    expect(closedAfterMs).toBeLessThan(3000);
+  });
+
+  it('answers 408 to a request head that does not arrive in time (slow loris) and to a body that does not', async () => {
+    const head = await stalled('GET /hello/x HTTP/1.1\r\nHost: h\r\nX-Slow: ');
+    expect([parseRaw(head.out).status, parseRaw(head.out).headers.connection]).toEqual([408, 'close']);
+    const body = await stalled('POST /echo HTTP/1.1\r\nHost: h\r\nContent-Length: 10\r\n\r\nabc');
+    expect(parseRaw(body.out).status).toBe(408);
+    expect(body.closedAfterMs).toBeGreaterThanOrEqual(700);
+  });
+});
+
 describe('graceful close', () => {
   it('finishes in-flight requests, then refuses connections', async () => {
     const server = await listen(testRouter(), { host: '127.0.0.1', port: 0 });

@@ -46,6 +46,17 @@ export interface ListenOptions {
   readonly recorder?: RequestRecorder;
   /** How long `close()` waits for in-flight requests by default. Default 10 s. */
   readonly shutdownTimeoutMs?: number;
+  /** Connection timeouts; the defaults suit clients on the internet (tests shorten them). */
+  readonly timeouts?: Partial<ConnectionTimeouts>;
+}
+
+export interface ConnectionTimeouts {
+  /** An idle keep-alive connection is closed after this long. Default 10 s. */
+  readonly keepAliveMs: number;
+  /** A request's head must arrive within this long (slow-loris guard), else 408. Default 20 s. */
+  readonly headersMs: number;
+  /** The whole request must arrive within this long, else 408. Default 120 s. */
+  readonly requestMs: number;
 }
 
 export interface HttpServer {
@@ -66,13 +77,8 @@ export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
 /** Request line and headers together; JWTs in Authorization need more than the usual 8 KiB. */
 const MAX_HEADERS_BYTES = 16 * 1024;
-/** An idle keep-alive connection is closed after this long. */
-const KEEP_ALIVE_TIMEOUT_MS = 10_000;
-/** A request's head must arrive within this long (slow-loris guard)… */
-const HEADERS_TIMEOUT_MS = 20_000;
-/** …and the whole request within this long. */
-const REQUEST_TIMEOUT_MS = 120_000;
-/** How often the timeouts above are checked. */
+const DEFAULT_TIMEOUTS: ConnectionTimeouts = { keepAliveMs: 10_000, headersMs: 20_000, requestMs: 120_000 };
+/** How often the timeouts are checked (more often when one is shorter than 4 s). */
 const SWEEP_INTERVAL_MS = 1000;
 /** Oversized bodies up to this size are read to their end before the 413 closes the connection. */
 const DRAIN_LIMIT_BYTES = 16 << 20;
@@ -80,7 +86,6 @@ const DRAIN_LIMIT_BYTES = 16 << 20;
 const LINGER_MS = 2000;
 /** Input buffered beyond the request being handled (pipelined requests) before reading pauses. */
 const PIPELINE_BUFFER_BYTES = 1 << 20;
-const KEEP_ALIVE_HEADER = `Connection: keep-alive\r\nKeep-Alive: timeout=${KEEP_ALIVE_TIMEOUT_MS / 1000}\r\n`;
 const CONTINUE = 'HTTP/1.1 100 Continue\r\n\r\n';
 const HEAD_END = Buffer.from('\r\n\r\n');
 
@@ -111,6 +116,9 @@ const EMPTY_BODY = Buffer.alloc(0);
 /** What a connection shares with its server. */
 interface ServerContext {
   readonly router: Router;
+  readonly timeouts: ConnectionTimeouts;
+  /** `Connection: keep-alive` and `Keep-Alive: timeout=…` lines of a reply that keeps the connection. */
+  readonly keepAliveHeader: string;
   readonly maxBodyBytes: number;
   readonly drainLimit: number;
   readonly logger: Logger;
@@ -317,7 +325,18 @@ class Connection {
     }
     this.enter(Phase.Idle);
     if (this.input === undefined) return;
+    // Pipelined requests wait while the client is not reading its replies.
+    if (this.socket.writableNeedDrain) {
+      this.socket.pause();
+      this.socket.once('drain', () => this.readPipelined());
+    } else this.readPipelined();
+  }
+
+  /** Goes on with requests that arrived while the last one was being handled. */
+  private readPipelined(): void {
+    if (this.phase !== Phase.Idle) return;
     if (this.socket.isPaused()) this.socket.resume();
+    if (this.input === undefined) return;
     this.enter(Phase.Head);
     this.parse();
   }
@@ -341,11 +360,11 @@ class Connection {
     let r = reply;
     let head: ReplyHead;
     try {
-      head = replyHead(r, method, close);
+      head = replyHead(r, method, close, this.server.keepAliveHeader);
     } catch (error) {
       this.server.logger.error({ err: error, status: r.status }, 'reply has an invalid header');
       r = json(500, { error: 'Internal Server Error' });
-      head = replyHead(r, method, close);
+      head = replyHead(r, method, close, this.server.keepAliveHeader);
     }
     if (this.socket.destroyed) return r.status;
     const body = head.withBody ? r.body : undefined;
@@ -382,9 +401,10 @@ class Connection {
   /** Applies the timeouts; called by the server's sweep. */
   checkTimeouts(now: number): void {
     const waited = now - this.since;
-    if (this.phase === Phase.Idle && waited > KEEP_ALIVE_TIMEOUT_MS) this.socket.destroy();
-    else if (this.phase === Phase.Head && waited > HEADERS_TIMEOUT_MS) this.refuse(408);
-    else if (this.phase === Phase.Body && waited > REQUEST_TIMEOUT_MS) this.refuse(408);
+    const t = this.server.timeouts;
+    if (this.phase === Phase.Idle && waited > t.keepAliveMs) this.socket.destroy();
+    else if (this.phase === Phase.Head && waited > t.headersMs) this.refuse(408);
+    else if (this.phase === Phase.Body && waited > t.requestMs) this.refuse(408);
   }
 
   /** Nothing is in progress on the connection: shutting down may close it now. */
@@ -425,8 +445,11 @@ export async function listen(router: Router, options: ListenOptions = {}): Promi
   let inFlight = 0;
   let drained: (() => void) | undefined;
 
+  const timeouts: ConnectionTimeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   const context: ServerContext = {
     router,
+    timeouts,
+    keepAliveHeader: `Connection: keep-alive\r\nKeep-Alive: timeout=${Math.floor(timeouts.keepAliveMs / 1000)}\r\n\r\n`,
     maxBodyBytes,
     drainLimit: Math.max(DRAIN_LIMIT_BYTES, 16 * maxBodyBytes),
     logger: options.logger ?? silentLogger(),
@@ -451,7 +474,7 @@ export async function listen(router: Router, options: ListenOptions = {}): Promi
   const sweep = setInterval(() => {
     const now = Date.now();
     for (const c of connections) c.checkTimeouts(now);
-  }, SWEEP_INTERVAL_MS);
+  }, Math.max(10, Math.min(SWEEP_INTERVAL_MS, Math.floor(Math.min(timeouts.keepAliveMs, timeouts.headersMs, timeouts.requestMs) / 4))));
   sweep.unref();
 
   await new Promise<void>((resolve, reject) => {
@@ -509,7 +532,7 @@ const INVALID_REPLY_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
 const NON_ASCII = /[\x80-\xff]/;
 
 /** The status line and headers of a reply; throws on a header that would corrupt the response. */
-function replyHead(reply: HttpReply, method: string, close: boolean): ReplyHead {
+function replyHead(reply: HttpReply, method: string, close: boolean, keepAliveHeader: string): ReplyHead {
   const status = reply.status;
   let text = `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Unknown'}\r\n`;
   let latin1 = false;
@@ -533,7 +556,7 @@ function replyHead(reply: HttpReply, method: string, close: boolean): ReplyHead 
     // A HEAD reply keeps the GET's Content-Length and sends no body.
     text += `Content-Length: ${typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength}\r\n`;
   }
-  text += close ? 'Connection: close\r\n\r\n' : `${KEEP_ALIVE_HEADER}\r\n`;
+  text += close ? 'Connection: close\r\n\r\n' : keepAliveHeader;
   return { text, latin1, withBody: !noBody && method !== 'HEAD' };
 }
 
