@@ -286,6 +286,37 @@ describe('HTTP server', () => {
     expect(replies.map((r) => r.headers.connection)).toEqual(['keep-alive', 'keep-alive', 'close']);
   });
 
+  it('reads requests however their bytes are split across packets', async () => {
+    const requests =
+      'GET /hello/a HTTP/1.1\r\nHost: h\r\n\r\n' +
+      'POST /echo HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\n\r\nhello' +
+      'POST /echo HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2;x=y\r\nde\r\n0\r\nT: 1\r\n\r\n' +
+      'GET /hello/b HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n';
+    for (const size of [1, 2, 5, 13, 64]) {
+      const out = await new Promise<string>((resolve) => {
+        const socket = net.connect(server.port, '127.0.0.1');
+        socket.setNoDelay(true);
+        let got = '';
+        socket.on('data', (d) => (got += d.toString('latin1')));
+        socket.on('close', () => resolve(got));
+        let at = 0;
+        const send = (): void => {
+          if (at >= requests.length) return;
+          socket.write(requests.slice(at, (at += size)));
+          setImmediate(send);
+        };
+        send();
+      });
+      const replies = out.split(/(?=HTTP\/1\.1 )/).map((r) => JSON.parse(parseRaw(r).body) as Record<string, unknown>);
+      expect(replies, `pieces of ${size} bytes`).toEqual([
+        expect.objectContaining({ name: 'a' }),
+        { length: 5, sha: 'hello', contentType: null },
+        { length: 5, sha: 'abcde', contentType: null },
+        expect.objectContaining({ name: 'b' }),
+      ]);
+    }
+  });
+
   it('sends 100 Continue to a client that expects it before its body', async () => {
     const out = await new Promise<string>((resolve) => {
       const socket = net.connect(server.port, '127.0.0.1');
