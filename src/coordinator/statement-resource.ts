@@ -12,10 +12,12 @@ const MAX_TARGET_RESULT_BYTES = 128 * 1024 * 1024;
 const PREFIXES = ['x-engine-', 'x-trino-', 'x-presto-'] as const;
 
 export function headerPrefixOf(headers: Readonly<Record<string, string>>): HeaderPrefix {
-  const names = Object.keys(headers);
-  if (names.some((h) => h.startsWith('x-trino-'))) return 'X-Trino-';
-  if (names.some((h) => h.startsWith('x-presto-'))) return 'X-Presto-';
-  return 'X-Engine-';
+  let presto = false;
+  for (const h in headers) {
+    if (h.startsWith('x-trino-')) return 'X-Trino-';
+    if (h.startsWith('x-presto-')) presto = true;
+  }
+  return presto ? 'X-Presto-' : 'X-Engine-';
 }
 
 /** Each suffix's three spellings, built once (a statement reads about ten headers). */

@@ -53,7 +53,10 @@ export function parseRequestHead(text: string): RequestHead {
   if (eol < 0) eol = length;
   const line = REQUEST_LINE.exec(eol === length ? text : text.slice(0, eol));
   if (!line) throw new BadRequestHead(400, 'malformed request line');
-  const [, method, target, major, minor] = line as unknown as [string, string, string, string, string];
+  const method = line[1]!;
+  const target = line[2]!;
+  const major = line[3]!;
+  const minor = line[4]!;
   if (major !== '1' || (minor !== '0' && minor !== '1')) throw new BadRequestHead(505, `HTTP/${major}.${minor} is not supported`);
 
   const headers: Record<string, string> = {};

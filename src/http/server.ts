@@ -542,10 +542,14 @@ function replyHead(reply: HttpReply, method: string, close: boolean, keepAliveHe
       if (SERVER_WRITTEN_HEADERS.has(name.toLowerCase())) continue;
       if (!REPLY_HEADER_NAME.test(name)) throw new Error(`invalid reply header name '${name}'`);
       const value = given[name]!;
-      for (const v of typeof value === 'string' ? [value] : value) {
-        if (INVALID_REPLY_VALUE.test(v)) throw new Error(`invalid character in reply header '${name}'`);
-        if (!latin1 && NON_ASCII.test(v)) latin1 = true;
-        text += `${name}: ${v}\r\n`;
+      if (typeof value === 'string') {
+        latin1 = checkReplyValue(name, value) || latin1;
+        text += `${name}: ${value}\r\n`;
+      } else {
+        for (const v of value) {
+          latin1 = checkReplyValue(name, v) || latin1;
+          text += `${name}: ${v}\r\n`;
+        }
       }
     }
   }
@@ -558,6 +562,12 @@ function replyHead(reply: HttpReply, method: string, close: boolean, keepAliveHe
   }
   text += close ? 'Connection: close\r\n\r\n' : keepAliveHeader;
   return { text, latin1, withBody: !noBody && method !== 'HEAD' };
+}
+
+/** Throws on a value that would corrupt the response; true when it has bytes 0x80–0xff. */
+function checkReplyValue(name: string, value: string): boolean {
+  if (INVALID_REPLY_VALUE.test(value)) throw new Error(`invalid character in reply header '${name}'`);
+  return NON_ASCII.test(value);
 }
 
 let dateSecond = -1;
