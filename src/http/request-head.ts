@@ -131,3 +131,15 @@ function hasToken(list: string | undefined, token: string): boolean {
   if (list === token) return true;
   return list.split(',').some((t) => t.trim() === token);
 }
+
+/** The path (absolute-form `http://h:1/a/b?x` reduced to `/a/b`) and the raw query string of a request target. */
+export function splitTarget(url: string): { path: string; rawQuery: string } {
+  const q = url.indexOf('?');
+  let path = q < 0 ? url : url.slice(0, q);
+  const rawQuery = q < 0 ? '' : url.slice(q + 1);
+  if (!path.startsWith('/')) {
+    const match = /^[a-zA-Z][a-zA-Z0-9+.-]*:\/\/[^/]*(\/.*)?$/.exec(path);
+    if (match) path = match[1] ?? '/';
+  }
+  return { path, rawQuery };
+}
