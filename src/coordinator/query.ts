@@ -164,13 +164,14 @@ export class Query {
     if (this.done) return false;
     if (to !== 'FAILED' && STATE_ORDER.indexOf(to) <= STATE_ORDER.indexOf(this.state)) return false;
     this.state = to;
-    if (to === 'PLANNING') this.planningStartTime = Date.now();
+    const now = Date.now();
+    if (to === 'PLANNING') this.planningStartTime = now;
     if (to === 'STARTING' || to === 'RUNNING') {
-      this.planningEndTime ??= Date.now();
-      this.executionStartTime ??= Date.now();
+      this.planningEndTime ??= now;
+      this.executionStartTime ??= now;
     }
-    if (to === 'FINISHED' || to === 'FAILED') this.endTime = Date.now();
-    for (const w of this.stateWaiters.splice(0)) w();
+    if (to === 'FINISHED' || to === 'FAILED') this.endTime = now;
+    if (this.stateWaiters.length > 0) for (const w of this.stateWaiters.splice(0)) w();
     return true;
   }
 

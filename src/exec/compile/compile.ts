@@ -68,16 +68,39 @@ export function usedColumns(exprs: readonly Expr[]): Set<number> {
  * Per expression object (or array of them): its text for kernel keys and the columns it reads.
  * Operators compile per page, and a cached plan hands the same objects to every query.
  */
-const exprFacts = new WeakMap<object, { readonly text: string; readonly used: Set<number> }>();
+interface ExprFacts {
+  readonly text: string;
+  readonly used: Set<number>;
+  /** Kernels over these very expressions by kind and input shapes (see kernelFor). */
+  readonly kernels: Map<string, CachedKernel<RawKernel>>;
+}
 
-export function factsOf(exprs: Expr | readonly (Expr | null)[]): { readonly text: string; readonly used: Set<number> } {
+const exprFacts = new WeakMap<object, ExprFacts>();
+
+export function factsOf(exprs: Expr | readonly (Expr | null)[]): ExprFacts {
   let facts = exprFacts.get(exprs);
   if (!facts) {
     const list = Array.isArray(exprs) ? (exprs as readonly (Expr | null)[]) : [exprs as Expr];
-    facts = { text: JSON.stringify(exprs), used: usedColumns(list.filter((e): e is Expr => e !== null)) };
+    facts = { text: JSON.stringify(exprs), used: usedColumns(list.filter((e): e is Expr => e !== null)), kernels: new Map() };
     exprFacts.set(exprs, facts);
   }
   return facts;
+}
+
+/**
+ * The `kind` kernel of these expressions for these input shapes: from the expressions' own table,
+ * else from the shared cache by their text (whose key, with the whole expression text, costs more
+ * to build and hash than a trivial statement's kernel takes to run).
+ */
+function kernelFor<T extends RawKernel>(facts: ExprFacts, kind: string, shapes: readonly ColumnShape[], build: () => Omit<CachedKernel<T>, 'fn'>): CachedKernel<T> {
+  const shape = shapeKey(shapes, facts.used);
+  const local = `${kind}|${shape}`;
+  let kernel = facts.kernels.get(local);
+  if (!kernel) {
+    kernel = cached<T>(`${kind}|${facts.text}|${shape}`, build) as CachedKernel<RawKernel>;
+    facts.kernels.set(local, kernel);
+  }
+  return kernel as CachedKernel<T>;
 }
 
 export function cached<T extends RawKernel>(key: string, build: () => Omit<CachedKernel<T>, 'fn'>): CachedKernel<T> {
@@ -299,8 +322,7 @@ function storeCode(j: number, type: SqlType, v: string, n: string): string[] {
  */
 export function compileProjection(exprs: readonly (Expr | null)[], shapes: readonly ColumnShape[]): ProjectKernel {
   const facts = factsOf(exprs);
-  const key = `P|${facts.text}|${shapeKey(shapes, facts.used)}`;
-  const { fn, consts, source, nullable } = cached<RawProject>(key, () => {
+  const { fn, consts, source, nullable } = kernelFor<RawProject>(facts, 'P', shapes, () => {
     const b = new KernelBuilder(shapes);
     const body: string[] = [];
     const decl: string[] = [];
