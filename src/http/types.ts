@@ -1,6 +1,6 @@
-// The contract between the HTTP front end (node:http, server.ts) and the resources behind it
+// The contract between the HTTP front end (server.ts, connection.ts) and the resources behind it
 // (coordinator, identity, oidc). Handlers see a fully read request and return a reply; they never
-// touch node:http objects, so they stay testable and the server owns writing, aborts and back-pressure.
+// touch sockets, so they stay testable and the server owns writing, aborts and back-pressure.
 
 import type { ClientSignal } from '../util/client-signal.js';
 
@@ -18,7 +18,7 @@ export interface HttpRequest {
   readonly params: Readonly<Record<string, string>>;
   /** The raw body; empty when there was none. Bodies over the configured limit never reach a handler (413). */
   readonly body: Buffer;
-  /** The peer's address, as text (read while handling the request: it is looked up on first use). */
+  /** The peer's address, as text (an IPv4-mapped IPv6 address as its IPv4 part). */
   readonly remoteAddress: string;
   /** Scheme, host and port the client addressed, e.g. `http://127.0.0.1:8080`, for absolute URIs in replies. */
   readonly baseUrl: string;
