@@ -88,6 +88,7 @@ function testRouter(): Router {
     throw new TypeError('async secret');
   });
   router.add('GET', '/unavailable', () => json(503, { error: 'Service Unavailable' }));
+  router.add('GET', '/big/:n', (req) => text(200, `${req.params.n}:${'x'.repeat(256 * 1024)}`));
   router.add('GET', '/bad-header', () => ({ status: 200, headers: { 'X-Injected': 'a\r\nSet-Cookie: evil=1' }, body: 'no' }));
   router.add('GET', '/bytes', () => ({ status: 200, headers: { 'Content-Type': 'application/octet-stream', 'X-Multi': ['a', 'b'] }, body: new Uint8Array([1, 2, 3, 4]) }));
   return router;
@@ -315,6 +316,25 @@ describe('HTTP server', () => {
         expect.objectContaining({ name: 'b' }),
       ]);
     }
+  });
+
+  it('answers pipelined requests of a client that reads its replies late, all of them in order', async () => {
+    const count = 40;
+    const requests = Array.from({ length: count }, (_, i) => `GET /big/${i} HTTP/1.1\r\nHost: h\r\n${i === count - 1 ? 'Connection: close\r\n' : ''}\r\n`).join('');
+    const out = await new Promise<Buffer>((resolve) => {
+      const socket = net.connect(server.port, '127.0.0.1');
+      const chunks: Buffer[] = [];
+      socket.pause();
+      socket.on('data', (d: Buffer) => chunks.push(d));
+      socket.on('close', () => resolve(Buffer.concat(chunks)));
+      socket.write(requests);
+      // 40 replies of 256 KiB are far more than the socket buffers hold: the server must wait.
+      setTimeout(() => socket.resume(), 300);
+    });
+    const text = out.toString('latin1');
+    const bodies = text.split(/HTTP\/1\.1 200 OK\r\n/).slice(1).map((r) => parseRaw(`HTTP/1.1 200 OK\r\n${r}`).body);
+    expect(bodies.map((b) => b.slice(0, b.indexOf(':')))).toEqual(Array.from({ length: count }, (_, i) => String(i)));
+    expect(bodies.every((b) => b.length === b.indexOf(':') + 1 + 256 * 1024)).toBe(true);
   });
 
   it('sends 100 Continue to a client that expects it before its body', async () => {
