@@ -71,4 +71,20 @@ describe('in-process engine API', () => {
     expect(info.state).toBe('FINISHED');
     expect(info.query).toBe('SELECT 42');
   });
+  it('withdraws the state waits of polls that ended on their deadline', async () => {
+    const manager = server.app.coordinator.manager;
+    const query = manager.create('SELECT count(*) FROM lineitem a, lineitem b WHERE a.orderkey = b.orderkey AND a.quantity > b.quantity', session, 'http://in-test');
+    const stays = { aborted: false, addEventListener() {}, removeEventListener() {} };
+    const waiters = (): number => (query as unknown as { stateWaiters: unknown[] }).stateWaiters.length;
+    let token = 0;
+    // Polls with a 1 ms maxWait while the join runs: each ends on its deadline, not on a state change.
+    while (!query.done && token < 40) {
+      const reply = await query.answer(++token, 1, 1 << 20, stays);
+      expect(reply.status).toBe(200);
+      expect(waiters()).toBeLessThanOrEqual(1);
+    }
+    expect(token).toBeGreaterThan(3);
+    for (let more = 0; more < 2000 && !query.done; more++) await query.answer(++token, 1000, 1 << 20, stays);
+    expect(query.state).toBe('FINISHED');
+  });
 });

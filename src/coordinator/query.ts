@@ -325,12 +325,26 @@ export class Query {
 
   private waitForStateChange(timeoutMs: number): Promise<void> {
     return new Promise((resolve) => {
-      const t = setTimeout(resolve, timeoutMs);
-      this.stateWaiters.push(() => {
-        clearTimeout(t);
+      const waiter = (): void => {
+        clearTimeout(timer);
         resolve();
-      });
+      };
+      const timer = setTimeout(() => {
+        this.withdrawStateWaiter(waiter);
+        resolve();
+      }, timeoutMs);
+      this.stateWaiters.push(waiter);
     });
+  }
+
+  /**
+   * Stops calling `waiter` on state changes, for a wait that ended some other way: left in the list,
+   * every such waiter (and the request it closes over) stayed reachable until the next state change,
+   * one per wait of a long-running query's polls.
+   */
+  private withdrawStateWaiter(waiter: () => void): void {
+    const i = this.stateWaiters.indexOf(waiter);
+    if (i >= 0) this.stateWaiters.splice(i, 1);
   }
 
   private resultDrainedAndExecutionDone(): boolean {
@@ -351,6 +365,7 @@ export class Query {
         clearTimeout(timer);
         signal.removeEventListener('abort', done);
         withdrawBufferWait?.();
+        this.withdrawStateWaiter(done);
         resolve();
       };
       const timer = setTimeout(done, timeoutMs);
