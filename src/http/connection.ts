@@ -37,7 +37,6 @@ export interface ConnectionTimeouts {
   readonly requestMs: number;
 }
 
-
 /** A request as handlers see it; the query string is parsed on first use. */
 class IncomingRequest implements UnroutedRequest {
   params: Readonly<Record<string, string>> | undefined = undefined;
