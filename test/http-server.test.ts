@@ -5,7 +5,8 @@ import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { Router } from '../src/http/router.js';
-import { listen, splitTarget, type HttpServer } from '../src/http/server.js';
+import { splitTarget } from '../src/http/request-head.js';
+import { listen, type HttpServer } from '../src/http/server.js';
 import { HttpError, json, noContent, text, type HttpRequest } from '../src/http/types.js';
 import { NodeHealth } from '../src/coordinator/node-health.js';
 

@@ -287,7 +287,7 @@ export class Connection {
   }
 
   /** Answers a request that will not reach a handler (bad head, oversize body, timeout) and closes. */
-  refuse(status: number, reply: HttpReply = json(status, { error: STATUS_CODES[status] ?? 'Error' })): void {
+  private refuse(status: number, reply: HttpReply = json(status, { error: STATUS_CODES[status] ?? 'Error' })): void {
     if (this.phase === Phase.Closing) return;
     this.write(reply, this.head?.method ?? 'GET', true);
     this.closeSoon();

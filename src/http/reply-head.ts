@@ -1,5 +1,6 @@
 // The status line and headers of a reply, as the server writes them.
 import { STATUS_CODES } from 'node:http';
+import { isFieldValue, isToken } from './field-syntax.js';
 import { json, type HttpReply } from './types.js';
 import { formatDataSize } from '../util/wire-format.js';
 
@@ -13,8 +14,6 @@ export interface ReplyHead {
 
 /** Headers the server writes itself: a handler's own values for them are dropped. */
 const SERVER_WRITTEN_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'date']);
-const REPLY_HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-const INVALID_REPLY_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
 const NON_ASCII = /[\x80-\xff]/;
 
 /** The status line and headers of a reply; throws on a header that would corrupt the response. */
@@ -26,7 +25,7 @@ export function replyHead(reply: HttpReply, method: string, close: boolean, keep
   if (given) {
     for (const name in given) {
       if (SERVER_WRITTEN_HEADERS.has(name.toLowerCase())) continue;
-      if (!REPLY_HEADER_NAME.test(name)) throw new Error(`invalid reply header name '${name}'`);
+      if (!isToken(name)) throw new Error(`invalid reply header name '${name}'`);
       const value = given[name]!;
       if (typeof value === 'string') {
         latin1 = checkReplyValue(name, value) || latin1;
@@ -52,7 +51,7 @@ export function replyHead(reply: HttpReply, method: string, close: boolean, keep
 
 /** Throws on a value that would corrupt the response; true when it has bytes 0x80–0xff. */
 function checkReplyValue(name: string, value: string): boolean {
-  if (INVALID_REPLY_VALUE.test(value)) throw new Error(`invalid character in reply header '${name}'`);
+  if (!isFieldValue(value)) throw new Error(`invalid character in reply header '${name}'`);
   return NON_ASCII.test(value);
 }
 

@@ -1,9 +1,11 @@
 // Parses an HTTP/1.x request head (request line and header fields, RFC 9112) into what the server
 // needs: method, target, headers (names in lower case, repeated fields joined with ", " except
 // Content-Length), how the body is framed and whether the connection stays open. Strict where
-// laxness invites request smuggling: no bare CR or LF (the name and value patterns refuse every
+// laxness invites request smuggling: no bare CR or LF (field-syntax.ts refuses every
 // control character but tab), no obs-fold, no Transfer-Encoding together with
 // Content-Length, no conflicting lengths, no transfer coding other than a final `chunked`.
+
+import { isFieldValueChar, isTokenChar } from './field-syntax.js';
 
 /** A head the server must refuse; `status` is the reply (400, 417, 501, 505). */
 export class BadRequestHead extends Error {
@@ -33,11 +35,6 @@ export interface RequestHead {
 
 const REQUEST_LINE = /^([A-Z][A-Z_-]*) ([!-~]+) HTTP\/(\d)\.(\d)$/;
 const DIGITS = /^\d{1,15}$/;
-
-/** tchar (RFC 9110 §5.6.2): 1 for the characters a field name may have, 2 for upper-case letters. */
-const TOKEN = new Uint8Array(128);
-for (const c of "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyz") TOKEN[c.charCodeAt(0)] = 1;
-for (let c = 0x41; c <= 0x5a; c++) TOKEN[c] = 2;
 
 const SP = 0x20;
 const HTAB = 0x09;
@@ -69,9 +66,8 @@ export function parseRequestHead(text: string): RequestHead {
     let colon = start;
     for (; colon < eol; colon++) {
       const c = text.charCodeAt(colon);
-      const kind = c < 128 ? TOKEN[c]! : 0;
-      if (kind === 0) break;
-      if (kind === 2) upper = true;
+      if (!isTokenChar(c)) break;
+      if (c >= 0x41 && c <= 0x5a) upper = true;
     }
     if (colon === start || colon === eol || text.charCodeAt(colon) !== 0x3a) {
       const first = text.charCodeAt(start);
@@ -83,10 +79,7 @@ export function parseRequestHead(text: string): RequestHead {
     let to = eol;
     while (from < to && (text.charCodeAt(from) === SP || text.charCodeAt(from) === HTAB)) from++;
     while (to > from && (text.charCodeAt(to - 1) === SP || text.charCodeAt(to - 1) === HTAB)) to--;
-    for (let i = from; i < to; i++) {
-      const c = text.charCodeAt(i);
-      if ((c < SP && c !== HTAB) || c === 0x7f || c > 0xff) throw new BadRequestHead(400, 'invalid character in header value');
-    }
+    for (let i = from; i < to; i++) if (!isFieldValueChar(text.charCodeAt(i))) throw new BadRequestHead(400, 'invalid character in header value');
     const value = text.slice(from, to);
     if (name === 'content-length') {
       if (!DIGITS.test(value) || (contentLength !== undefined && contentLength !== value)) throw new BadRequestHead(400, 'invalid Content-Length');

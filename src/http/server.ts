@@ -24,7 +24,6 @@ import { Connection, type ConnectionTimeouts, type RequestRecorder, type ServerC
 import { silentLogger, type Logger } from '../util/logger.js';
 
 export type { ConnectionTimeouts, RequestRecorder } from './connection.js';
-export { splitTarget } from './request-head.js';
 
 export interface ListenOptions {
   /** Interface to bind; default `0.0.0.0`. */

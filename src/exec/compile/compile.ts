@@ -71,8 +71,8 @@ export function usedColumns(exprs: readonly Expr[]): Set<number> {
 interface ExprFacts {
   readonly text: string;
   readonly used: Set<number>;
-  /** Kernels over these very expressions by kind and input shapes (see kernelFor). */
-  readonly kernels: Map<string, CachedKernel<RawKernel>>;
+  /** Kernel cache keys over these very expressions, by kind and input shapes (see kernelKey). */
+  readonly keys: Map<string, string>;
 }
 
 const exprFacts = new WeakMap<object, ExprFacts>();
@@ -81,26 +81,24 @@ export function factsOf(exprs: Expr | readonly (Expr | null)[]): ExprFacts {
   let facts = exprFacts.get(exprs);
   if (!facts) {
     const list = Array.isArray(exprs) ? (exprs as readonly (Expr | null)[]) : [exprs as Expr];
-    facts = { text: JSON.stringify(exprs), used: usedColumns(list.filter((e): e is Expr => e !== null)), kernels: new Map() };
+    facts = { text: JSON.stringify(exprs), used: usedColumns(list.filter((e): e is Expr => e !== null)), keys: new Map() };
     exprFacts.set(exprs, facts);
   }
   return facts;
 }
 
 /**
- * The `kind` kernel of these expressions for these input shapes: from the expressions' own table,
- * else from the shared cache by their text (whose key, with the whole expression text, costs more
- * to build and hash than a trivial statement's kernel takes to run).
+ * The cache key of the `kind` kernel of these expressions for these input shapes, built once per
+ * expression object and shape: a new key string with the whole expression text is built and hashed
+ * on every lookup otherwise, which costs more than a trivial statement's kernel takes to run (a
+ * reused string keeps its hash).
  */
-function kernelFor<T extends RawKernel>(facts: ExprFacts, kind: string, shapes: readonly ColumnShape[], build: () => Omit<CachedKernel<T>, 'fn'>): CachedKernel<T> {
+function kernelKey(facts: ExprFacts, kind: string, shapes: readonly ColumnShape[]): string {
   const shape = shapeKey(shapes, facts.used);
   const local = `${kind}|${shape}`;
-  let kernel = facts.kernels.get(local);
-  if (!kernel) {
-    kernel = cached<T>(`${kind}|${facts.text}|${shape}`, build) as CachedKernel<RawKernel>;
-    facts.kernels.set(local, kernel);
-  }
-  return kernel as CachedKernel<T>;
+  let key = facts.keys.get(local);
+  if (key === undefined) facts.keys.set(local, (key = `${kind}|${facts.text}|${shape}`));
+  return key;
 }
 
 export function cached<T extends RawKernel>(key: string, build: () => Omit<CachedKernel<T>, 'fn'>): CachedKernel<T> {
@@ -235,7 +233,7 @@ function emitConjuncts(args: readonly Expr[], b: KernelBuilder, body: string[]):
 
 export function compileFilter(predicate: Expr, shapes: readonly ColumnShape[]): FilterKernel & { source: string } {
   const facts = factsOf(predicate);
-  const key = `F|${facts.text}|${shapeKey(shapes, facts.used)}`;
+  const key = kernelKey(facts, 'F', shapes);
   const { fn, consts, source } = cached<RawFilter>(key, () => {
     const b = new KernelBuilder(shapes);
     const body: string[] = [];
@@ -322,7 +320,7 @@ function storeCode(j: number, type: SqlType, v: string, n: string): string[] {
  */
 export function compileProjection(exprs: readonly (Expr | null)[], shapes: readonly ColumnShape[]): ProjectKernel {
   const facts = factsOf(exprs);
-  const { fn, consts, source, nullable } = kernelFor<RawProject>(facts, 'P', shapes, () => {
+  const { fn, consts, source, nullable } = cached<RawProject>(kernelKey(facts, 'P', shapes), () => {
     const b = new KernelBuilder(shapes);
     const body: string[] = [];
     const decl: string[] = [];
