@@ -1,8 +1,11 @@
 // TPC-H Q1 and Q6 and a memory-bandwidth sum over lineitem's columns, in C with OpenMP: the
 // physical limit the engine is compared with. Reads dbgen's lineitem.tbl into columns (not timed),
 // then times each kernel: one warm-up, then `runs` timed runs. One JSON object per output line.
+// With `serve`, it warms each kernel up once and then answers requests on stdin, one a line
+// (`q1 3`: three timed runs of q1), so a harness can time it between its own runs, under the
+// same conditions, instead of minutes apart.
 //
-// usage: tpch-native <lineitem.tbl> [threads (default: all)] [runs (default 3)]
+// usage: tpch-native <lineitem.tbl> [threads (default: all)] [runs (default 3)] [serve]
 
 #define _POSIX_C_SOURCE 200809L
 #include <omp.h>
@@ -199,9 +202,9 @@ static int cmp_double(const void *a, const void *b) {
 
 typedef double (*Kernel)(const Lineitem *, double *);
 
-static void bench(const char *name, Kernel k, const Lineitem *li, int threads, int runs) {
+static void bench(const char *name, Kernel k, const Lineitem *li, int threads, int runs, int warm_up) {
   double check = 0;
-  k(li, &check); // warm-up: page faults, caches, thread start
+  if (warm_up) k(li, &check); // page faults, caches, thread start
   double *ms = malloc(sizeof(double) * (size_t)runs), *sorted = malloc(sizeof(double) * (size_t)runs);
   double rows = 0;
   for (int r = 0; r < runs; r++) {
@@ -225,6 +228,35 @@ static void bench(const char *name, Kernel k, const Lineitem *li, int threads, i
   free(sorted);
 }
 
+static const struct {
+  const char *name;
+  Kernel kernel;
+} KERNELS[] = {{"q1", run_q1}, {"q6", run_q6}, {"bandwidth", run_bandwidth}};
+#define KERNEL_COUNT (sizeof(KERNELS) / sizeof(KERNELS[0]))
+
+// Answers `<kernel> <runs>` lines until stdin ends; an unknown request gets an error object.
+static int serve(const Lineitem *li, int threads) {
+  double check = 0;
+  for (size_t i = 0; i < KERNEL_COUNT; i++) KERNELS[i].kernel(li, &check);
+  printf("{\"kind\":\"ready\"}\n");
+  fflush(stdout);
+  char line[128], name[32];
+  int runs;
+  while (fgets(line, sizeof line, stdin)) {
+    size_t i = KERNEL_COUNT;
+    if (sscanf(line, "%31s %d", name, &runs) == 2 && runs > 0 && runs <= 1000)
+      for (i = 0; i < KERNEL_COUNT && strcmp(KERNELS[i].name, name) != 0; i++) {
+      }
+    if (i == KERNEL_COUNT) {
+      printf("{\"kind\":\"error\",\"message\":\"expected <q1|q6|bandwidth> <runs 1-1000>\"}\n");
+      fflush(stdout);
+      continue;
+    }
+    bench(KERNELS[i].name, KERNELS[i].kernel, li, threads, runs, 0);
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: %s <lineitem.tbl> [threads] [runs]\n", argv[0]);
@@ -241,8 +273,9 @@ int main(int argc, char **argv) {
   const Lineitem li = load(argv[1]);
   printf("{\"kind\":\"load\",\"rows\":%zu,\"ms\":%.1f}\n", li.n, now_ms() - t0);
   fflush(stdout);
-  bench("q1", run_q1, &li, threads, runs);
-  bench("q6", run_q6, &li, threads, runs);
-  bench("bandwidth", run_bandwidth, &li, threads, runs);
+  if (argc > 4 && strcmp(argv[4], "serve") == 0) return serve(&li, threads);
+  bench("q1", run_q1, &li, threads, runs, 1);
+  bench("q6", run_q6, &li, threads, runs, 1);
+  bench("bandwidth", run_bandwidth, &li, threads, runs, 1);
   return 0;
 }

@@ -19,7 +19,7 @@ import type { DatagenJob, DatagenMessage } from './datagen-child.js';
 import type { DuckJob, DuckMessage, DuckQueryResult } from './duckdb-child.js';
 import { loadScenarioCount, protocolLoad } from './load.js';
 import { microBenchmarks } from './micro.js';
-import { ensureNativeBuilt, runNative } from './native.js';
+import { ensureNativeBuilt, NativeServer, runNative, type NativeKernel } from './native.js';
 import { DEFAULT_RESULTS_DIR, tpchQuery, type TpchQuery } from './paths.js';
 import { Progress } from './progress.js';
 import { dataHeldTable, datagenTable, fmtMs, loadTable, microTable, nativeTable, ratioChart, tpchTable } from './report.js';
@@ -44,6 +44,44 @@ async function startServer(threads: number): Promise<{ app: App; close(): Promis
   };
 }
 
+/** The native kernel doing a query's work, timed once before each of our runs of it. */
+interface NativeBeside {
+  readonly kernel: 'q1' | 'q6';
+  time(): Promise<void>;
+}
+
+/** C's Q1 and Q6 timed between our runs of q01 and q06 (see NativeServer). */
+class InterleavedNative {
+  private readonly runs = new Map<'q1' | 'q6', NativeKernel[]>();
+
+  constructor(private readonly server: NativeServer) {}
+
+  /** What runOurs needs for query `name`; undefined when no C kernel does its work. */
+  beside(name: string): NativeBeside | undefined {
+    const kernel = name === 'q01' ? 'q1' : name === 'q06' ? 'q6' : undefined;
+    if (!kernel) return undefined;
+    return {
+      kernel,
+      time: async () => {
+        const k = await this.server.run(kernel, 1);
+        this.runs.set(kernel, [...(this.runs.get(kernel) ?? []), k]);
+      },
+    };
+  }
+
+  /** Every kernel's runs as one NativeKernel (median and best over all of them). */
+  results(): NativeKernel[] {
+    return [...this.runs.values()].map((ks) => {
+      const runsMs = ks.flatMap((k) => k.runsMs);
+      return { ...ks[0]!, runsMs, medianMs: median(runsMs), minMs: Math.min(...runsMs) };
+    });
+  }
+
+  close(): Promise<void> {
+    return this.server.close();
+  }
+}
+
 /** A query's runs: over HTTP (the statement protocol) and through the in-process engine API. */
 interface OurRuns {
   readonly run: EngineRun;
@@ -59,7 +97,7 @@ interface OurRuns {
  * in A-B-B-A order, so that neither way gets the warmer runs (V8 keeps warming a query's code over
  * its first dozen runs: run after run of one query gets faster).
  */
-async function runOurs(client: StatementClientThread, app: App, q: TpchQuery, o: BenchOptions, progress: Progress): Promise<OurRuns> {
+async function runOurs(client: StatementClientThread, app: App, q: TpchQuery, o: BenchOptions, progress: Progress, native?: NativeBeside): Promise<OurRuns> {
   const session = { catalog: 'tpch', schema: schemaFor(o.sf) };
   const local = localSession({ user: 'bench', source: 'npm-run-bench', ...session });
   const units = 1 + 2 * o.runs;
@@ -114,6 +152,10 @@ async function runOurs(client: StatementClientThread, app: App, q: TpchQuery, o:
   for (let r = 1; r <= o.runs; r++) {
     const order = r % 2 === 1 ? ['http', 'engine'] : ['engine', 'http'];
     for (const way of order) {
+      if (native) {
+        progress.task(`native C ${native.kernel} beside ours ${q.name} run ${r}/${o.runs}`);
+        await native.time();
+      }
       if (way === 'engine') await viaEngine(`in-process run ${r}/${o.runs}`);
       else {
         const failure = await overHttp(`run ${r}/${o.runs}`);
@@ -247,6 +289,16 @@ async function main(): Promise<void> {
         }
       }
     }
+    // …and kept running to time Q1 and Q6 again between our runs of them (step 4).
+    let interleaved: InterleavedNative | undefined;
+    if (native && queries.some((q) => q.name === 'q01' || q.name === 'q06')) {
+      progress.task('native-bench: loading lineitem to run beside ours');
+      try {
+        interleaved = new InterleavedNative(await NativeServer.start(join(dataDir, 'lineitem.tbl'), o.threads));
+      } catch (error) {
+        native = { ...native, interleavedError: error instanceof Error ? error.message : String(error) };
+      }
+    }
     progress.advance();
 
     // 3. DuckDB on the same files, in its own process.
@@ -284,7 +336,7 @@ async function main(): Promise<void> {
     let dataHeld: BenchResults['dataHeld'];
     try {
       for (const q of queries) {
-        const { run, inProcess, rows, rowsDiffer } = await runOurs(client, server.app, q, o, progress);
+        const { run, inProcess, rows, rowsDiffer } = await runOurs(client, server.app, q, o, progress, interleaved?.beside(q.name));
         const d = duck.get(q.name);
         const duckdbRun = duckRun(d, o.skipDuckdb);
         const ratio = run.status === 'ok' && duckdbRun.status === 'ok' ? run.medianMs! / duckdbRun.medianMs! : undefined;
@@ -292,6 +344,11 @@ async function main(): Promise<void> {
         tpch.push({ name: q.name, ours: run, duckdb: duckdbRun, ratio, inProcess, inProcessRatio, check: rowsDiffer ?? check(run, rows, d) });
       }
       peak = { sampledBytes: await sampler.stop(), vmHwmBytes: peakRss(), intervalMs: RSS_SAMPLE_MS };
+      if (interleaved && native) {
+        await interleaved.close();
+        native = { ...native, interleaved: interleaved.results() };
+        interleaved = undefined;
+      }
 
       // 5. Statement-protocol throughput beside a bare uWebSockets.js reply.
       if (!o.skipLoad) {
@@ -313,6 +370,7 @@ async function main(): Promise<void> {
         progress.advance();
       }
     } finally {
+      await interleaved?.close();
       await client.close();
       await server.close();
     }
