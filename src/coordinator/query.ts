@@ -188,8 +188,14 @@ export class Query {
     this.fail(new EngineError('USER_CANCELED', 'Query was canceled'));
   }
 
+  /**
+   * Plans and runs the query as soon as the caller's synchronous work is done: the POST's QUEUED
+   * answer is built first, and the workers get their splits before the answer is written. (A
+   * setImmediate here cost a TPC-H query 0.3–1 ms over HTTP: the reply's write and whatever else
+   * the event loop had came first.)
+   */
   start(): void {
-    setImmediate(() => {
+    queueMicrotask(() => {
       this.driver.process(this).catch((e: unknown) => this.fail(e));
     });
   }
