@@ -80,6 +80,8 @@ export interface QueryDriver {
   statementStatsJson(query: Query): string;
   /** The client has received the query's final answer: it may leave the history from now on. */
   finalAnswerSent?(query: Query): void;
+  /** The query has reached FINISHED or FAILED. */
+  queryEnded?(query: Query): void;
 }
 
 export interface SessionUpdates {
@@ -170,7 +172,10 @@ export class Query {
       this.planningEndTime ??= now;
       this.executionStartTime ??= now;
     }
-    if (to === 'FINISHED' || to === 'FAILED') this.endTime = now;
+    if (to === 'FINISHED' || to === 'FAILED') {
+      this.endTime = now;
+      this.driver.queryEnded?.(this);
+    }
     if (this.stateWaiters.length > 0) for (const w of this.stateWaiters.splice(0)) w();
     return true;
   }
