@@ -380,6 +380,24 @@ describe('HTTP server', () => {
     await s.close();
   });
 
+  it("reads each request's own header fields on a kept-alive connection (the same fields again, then changed ones)", async () => {
+    const router = new Router();
+    router.add('POST', '/h/:n', (req) => json(200, { n: req.params.n, user: req.headers['x-trino-user'], body: req.body.toString('utf8') }));
+    const s = await listen(router, { host: '127.0.0.1', port: 0 });
+    const post = (n: number, user: string, body: string, close = false): string =>
+      `POST /h/${n} HTTP/1.1\r\nHost: h\r\nX-Trino-User: ${user}\r\nContent-Length: ${body.length}\r\n${close ? 'Connection: close\r\n' : ''}\r\n${body}`;
+    const raw = await rawRequest(s.port, post(1, 'ann', 'ab') + post(2, 'ann', 'cd') + post(3, 'bob', 'efg') + post(4, 'bob', 'efg', true));
+    const replies = raw.split(/(?=HTTP\/1\.1 )/).map((r) => parseRaw(r));
+    expect(replies.map((r) => JSON.parse(r.body))).toEqual([
+      { n: '1', user: 'ann', body: 'ab' },
+      { n: '2', user: 'ann', body: 'cd' },
+      { n: '3', user: 'bob', body: 'efg' },
+      { n: '4', user: 'bob', body: 'efg' },
+    ]);
+    expect(replies.map((r) => r.headers.connection)).toEqual(['keep-alive', 'keep-alive', 'keep-alive', 'close']);
+    await s.close();
+  });
+
   it('serves presto-client: chunked POST without Content-Type, polling, and cancel by absolute-form DELETE', async () => {
     const client = new presto.Client({ host: '127.0.0.1', port: server.port, user: 'tester', catalog: 'tpch', schema: 'tiny', checkInterval: 10 });
     const rows = await new Promise<unknown[]>((resolve, reject) => {

@@ -11,7 +11,8 @@ import type { QueryExecution } from './execution.js';
 
 export type QueryState = 'QUEUED' | 'PLANNING' | 'STARTING' | 'RUNNING' | 'FINISHING' | 'FINISHED' | 'FAILED';
 
-const STATE_ORDER: QueryState[] = ['QUEUED', 'PLANNING', 'STARTING', 'RUNNING', 'FINISHING', 'FINISHED'];
+/** Each state's place in the order a query moves through them (FAILED can follow any). */
+const STATE_RANK: Readonly<Record<QueryState, number>> = { QUEUED: 0, PLANNING: 1, STARTING: 2, RUNNING: 3, FINISHING: 4, FINISHED: 5, FAILED: 6 };
 
 export type HeaderPrefix = 'X-Engine-' | 'X-Trino-' | 'X-Presto-';
 
@@ -139,6 +140,9 @@ export class Query {
   /** `{"id":…,"infoUri":…` of every answer, and the nextUri's JSON text without its token and closing quote. */
   private answerHead: string | undefined;
   private nextUriPrefix: string | undefined;
+  /** The partialCancelUri field and the leaf stage it names (the leaf stage is known once the query runs). */
+  private partialCancelText: string | undefined;
+  private partialCancelStage = -1;
 
   constructor(
     readonly id: string,
@@ -164,7 +168,7 @@ export class Query {
   /** Moves forward only (states may be skipped); FAILED from any non-terminal state. */
   transition(to: QueryState): boolean {
     if (this.done) return false;
-    if (to !== 'FAILED' && STATE_ORDER.indexOf(to) <= STATE_ORDER.indexOf(this.state)) return false;
+    if (to !== 'FAILED' && STATE_RANK[to] <= STATE_RANK[this.state]) return false;
     this.state = to;
     const now = Date.now();
     if (to === 'PLANNING') this.planningStartTime = now;
@@ -430,7 +434,12 @@ export class Query {
     this.answerHead ??= `{"id":${jsonString(this.id)},"infoUri":${jsonString(this.infoUri)}`;
     let head = this.answerHead;
     if (!final) {
-      head += `,"partialCancelUri":${jsonString(`${this.baseUrl}/v1/stage/${this.id}.${this.execution?.leafStageId() ?? 0}`)}`;
+      const leafStage = this.execution?.leafStageId() ?? 0;
+      if (this.partialCancelStage !== leafStage || this.partialCancelText === undefined) {
+        this.partialCancelStage = leafStage;
+        this.partialCancelText = `,"partialCancelUri":${jsonString(`${this.baseUrl}/v1/stage/${this.id}.${leafStage}`)}`;
+      }
+      head += this.partialCancelText;
       this.nextUriPrefix ??= jsonString(this.statementUri(0)).slice(0, -2);
       head += `,"nextUri":${this.nextUriPrefix}${this.lastToken + 1}"`;
     }

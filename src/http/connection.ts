@@ -6,7 +6,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Router, UnroutedRequest } from './router.js';
 import { ChunkedDecoder } from './chunked-decoder.js';
 import { replyHead, tooLarge, type ReplyHead } from './reply-head.js';
-import { BadRequestHead, parseRequestHead, splitTarget, type RequestHead } from './request-head.js';
+import { BadRequestHead, HeaderBlockCache, parseRequestHead, splitTarget, type RequestHead } from './request-head.js';
 import { HttpError, json, type HttpReply } from './types.js';
 import { Disconnection } from '../util/client-signal.js';
 import type { Logger } from '../util/logger.js';
@@ -112,6 +112,7 @@ export class Connection {
   private readonly remoteAddress: string;
   private lastHost: string | undefined;
   private lastBaseUrl = '';
+  private readonly headerBlock = new HeaderBlockCache();
 
   constructor(
     readonly socket: net.Socket,
@@ -180,7 +181,7 @@ export class Connection {
       this.input = start === input.length ? undefined : start > 0 ? input.subarray(start) : input;
       return false;
     }
-    const head = parseRequestHead(input.toString('latin1', start, end));
+    const head = parseRequestHead(input.toString('latin1', start, end), this.headerBlock);
     input = input.subarray(end + 4);
     this.input = input.length > 0 ? input : undefined;
     this.head = head;
@@ -359,7 +360,8 @@ export class Connection {
 
   private enter(phase: Phase): void {
     this.phase = phase;
-    this.since = Date.now();
+    // Only the timed phases read the clock (checkTimeouts): a handler's time is not bounded here.
+    if (phase !== Phase.Handling) this.since = Date.now();
   }
 
   /** The client's view of our address, from the Host header when it is a plain host[:port]. */

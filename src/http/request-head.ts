@@ -39,12 +39,32 @@ const DIGITS = /^\d{1,15}$/;
 const SP = 0x20;
 const HTAB = 0x09;
 
+/** The header fields of a head and what follows from them alone (not from the request line). */
+interface HeaderFields {
+  readonly headers: Record<string, string>;
+  readonly contentLength: number;
+  readonly chunked: boolean;
+  /** The Connection header, lower case. */
+  readonly connection: string | undefined;
+  readonly expectContinue: boolean;
+}
+
+/**
+ * The last header block a connection sent and what it parsed to. A client sends the same header
+ * fields request after request (only the request line changes: a statement's nextUri), so a
+ * connection parses them once; the headers object is shared, which handlers never modify.
+ */
+export class HeaderBlockCache {
+  text = '';
+  fields: HeaderFields | undefined = undefined;
+}
+
 /**
  * Parses `text`, the head without its final empty line (latin1-decoded, as Node decodes header
- * bytes). Throws BadRequestHead for anything it does not accept. Fields are scanned by hand, each
- * character once; values lose only surrounding spaces and tabs (OWS), not what String.trim strips.
+ * bytes). Throws BadRequestHead for anything it does not accept. With `cache`, header fields the
+ * same as the last ones are not parsed again.
  */
-export function parseRequestHead(text: string): RequestHead {
+export function parseRequestHead(text: string, cache?: HeaderBlockCache): RequestHead {
   const length = text.length;
   let eol = text.indexOf('\r\n');
   if (eol < 0) eol = length;
@@ -56,9 +76,30 @@ export function parseRequestHead(text: string): RequestHead {
   const minor = line[4]!;
   if (major !== '1' || (minor !== '0' && minor !== '1')) throw new BadRequestHead(505, `HTTP/${major}.${minor} is not supported`);
 
+  const block = eol + 2 < length ? text.slice(eol + 2) : '';
+  let fields: HeaderFields;
+  if (cache?.fields !== undefined && cache.text === block) fields = cache.fields;
+  else {
+    fields = parseHeaderFields(block);
+    if (cache) {
+      cache.text = block;
+      cache.fields = fields;
+    }
+  }
+  const minorVersion = Number(minor);
+  const keepAlive = minorVersion === 1 ? !hasToken(fields.connection, 'close') : hasToken(fields.connection, 'keep-alive');
+  return { method, target, minorVersion, headers: fields.headers, contentLength: fields.contentLength, chunked: fields.chunked, keepAlive, expectContinue: fields.expectContinue };
+}
+
+/**
+ * The header fields, scanned by hand, each character once; values lose only surrounding spaces
+ * and tabs (OWS), not what String.trim strips.
+ */
+function parseHeaderFields(text: string): HeaderFields {
+  const length = text.length;
   const headers: Record<string, string> = {};
   let contentLength: string | undefined;
-  for (let start = eol + 2; start < length; start = eol + 2) {
+  for (let start = 0, eol = 0; start < length; start = eol + 2) {
     eol = text.indexOf('\r\n', start);
     if (eol < 0) eol = length;
     // The name: tchars up to the colon (a leading space or tab would be obs-fold).
@@ -91,7 +132,6 @@ export function parseRequestHead(text: string): RequestHead {
     headers[name] = previous === undefined ? value : `${previous}, ${value}`;
   }
 
-  const minorVersion = Number(minor);
   const te = headers['transfer-encoding'];
   let chunked = false;
   if (te !== undefined) {
@@ -101,20 +141,13 @@ export function parseRequestHead(text: string): RequestHead {
     if (codings.length > 1) throw new BadRequestHead(501, `transfer coding '${codings[0]}' is not supported`);
     chunked = true;
   }
-
-  const connection = headers.connection?.toLowerCase();
-  const keepAlive = minorVersion === 1 ? !hasToken(connection, 'close') : hasToken(connection, 'keep-alive');
   const expect = headers.expect?.toLowerCase();
   if (expect !== undefined && expect !== '100-continue') throw new BadRequestHead(417, `unsupported expectation '${headers.expect}'`);
-
   return {
-    method,
-    target,
-    minorVersion,
     headers,
     contentLength: contentLength === undefined ? 0 : Number(contentLength),
     chunked,
-    keepAlive,
+    connection: headers.connection?.toLowerCase(),
     expectContinue: expect === '100-continue',
   };
 }
