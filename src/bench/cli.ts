@@ -19,7 +19,7 @@ import type { DatagenJob, DatagenMessage } from './datagen-child.js';
 import type { DuckJob, DuckMessage, DuckQueryResult } from './duckdb-child.js';
 import { loadScenarioCount, protocolLoad } from './load.js';
 import { microBenchmarks } from './micro.js';
-import { ensureNativeBuilt, NativeServer, runNative, type NativeKernel } from './native.js';
+import { ensureNativeBuilt, InterleavedNative, NativeServer, runNative, type NativeBeside } from './native.js';
 import { DEFAULT_RESULTS_DIR, tpchQuery, type TpchQuery } from './paths.js';
 import { Progress } from './progress.js';
 import { dataHeldTable, datagenTable, fmtMs, loadTable, microTable, nativeTable, ratioChart, tpchTable } from './report.js';
@@ -42,44 +42,6 @@ async function startServer(threads: number): Promise<{ app: App; close(): Promis
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
-}
-
-/** The native kernel doing a query's work, timed once before each of our runs of it. */
-interface NativeBeside {
-  readonly kernel: 'q1' | 'q6';
-  time(): Promise<void>;
-}
-
-/** C's Q1 and Q6 timed between our runs of q01 and q06 (see NativeServer). */
-class InterleavedNative {
-  private readonly runs = new Map<'q1' | 'q6', NativeKernel[]>();
-
-  constructor(private readonly server: NativeServer) {}
-
-  /** What runOurs needs for query `name`; undefined when no C kernel does its work. */
-  beside(name: string): NativeBeside | undefined {
-    const kernel = name === 'q01' ? 'q1' : name === 'q06' ? 'q6' : undefined;
-    if (!kernel) return undefined;
-    return {
-      kernel,
-      time: async () => {
-        const k = await this.server.run(kernel, 1);
-        this.runs.set(kernel, [...(this.runs.get(kernel) ?? []), k]);
-      },
-    };
-  }
-
-  /** Every kernel's runs as one NativeKernel (median and best over all of them). */
-  results(): NativeKernel[] {
-    return [...this.runs.values()].map((ks) => {
-      const runsMs = ks.flatMap((k) => k.runsMs);
-      return { ...ks[0]!, runsMs, medianMs: median(runsMs), minMs: Math.min(...runsMs) };
-    });
-  }
-
-  close(): Promise<void> {
-    return this.server.close();
-  }
 }
 
 /** A query's runs: over HTTP (the statement protocol) and through the in-process engine API. */

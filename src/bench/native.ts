@@ -3,6 +3,7 @@
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { median } from './results.js';
 import { NATIVE_BINARY, NATIVE_DIR } from './paths.js';
 
 /** Kernels take milliseconds, so more runs cost nothing and steady the median on a shared machine. */
@@ -119,5 +120,43 @@ export class NativeServer {
       if (j.kind === kind) return j;
       if (j.kind === 'error') throw new Error(`native-bench: ${String(j.message)}`);
     }
+  }
+}
+
+/** The native kernel doing a query's work, timed once before each of our runs of it. */
+export interface NativeBeside {
+  readonly kernel: 'q1' | 'q6';
+  time(): Promise<void>;
+}
+
+/** C's Q1 and Q6 timed between our runs of q01 and q06 (see NativeServer). */
+export class InterleavedNative {
+  private readonly runs = new Map<'q1' | 'q6', NativeKernel[]>();
+
+  constructor(private readonly server: NativeServer) {}
+
+  /** What runOurs needs for query `name`; undefined when no C kernel does its work. */
+  beside(name: string): NativeBeside | undefined {
+    const kernel = name === 'q01' ? 'q1' : name === 'q06' ? 'q6' : undefined;
+    if (!kernel) return undefined;
+    return {
+      kernel,
+      time: async () => {
+        const k = await this.server.run(kernel, 1);
+        this.runs.set(kernel, [...(this.runs.get(kernel) ?? []), k]);
+      },
+    };
+  }
+
+  /** Every kernel's runs as one NativeKernel (median and best over all of them). */
+  results(): NativeKernel[] {
+    return [...this.runs.values()].map((ks) => {
+      const runsMs = ks.flatMap((k) => k.runsMs);
+      return { ...ks[0]!, runsMs, medianMs: median(runsMs), minMs: Math.min(...runsMs) };
+    });
+  }
+
+  close(): Promise<void> {
+    return this.server.close();
   }
 }

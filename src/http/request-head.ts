@@ -23,7 +23,7 @@ export interface RequestHead {
   readonly target: string;
   /** 0 for HTTP/1.0, 1 for HTTP/1.1. */
   readonly minorVersion: number;
-  readonly headers: Record<string, string>;
+  readonly headers: Readonly<Record<string, string>>;
   /** Body framing: a byte count (0 = no body) or chunked. */
   readonly contentLength: number;
   readonly chunked: boolean;
@@ -41,7 +41,7 @@ const HTAB = 0x09;
 
 /** The header fields of a head and what follows from them alone (not from the request line). */
 interface HeaderFields {
-  readonly headers: Record<string, string>;
+  readonly headers: Readonly<Record<string, string>>;
   readonly contentLength: number;
   readonly chunked: boolean;
   /** The Connection header, lower case. */
