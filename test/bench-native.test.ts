@@ -3,15 +3,20 @@
 // `serve` mode, which the bench times between its own runs, must answer each request and refuse a
 // bad one without stopping. Skipped where there is no C compiler.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureNativeBuilt, NativeServer } from '../src/bench/native.js';
-import { tpchQuery } from '../src/bench/paths.js';
 import { writeTbl } from '../src/connectors/tpch/index.js';
 import { localSession } from '../src/coordinator/query-manager.js';
 import { startServer, type TestServer } from './support/server.js';
+import { SHARED_TPCH } from './support/shared.js';
+
+/** A TPC-H query's text as the shared folder has it (the engine accepts its comments and final ';'). */
+function tpchSql(n: number): string {
+  return readFileSync(join(SHARED_TPCH, 'queries', `q${String(n).padStart(2, '0')}.sql`), 'utf8');
+}
 
 const hasCompiler = spawnSync('sh', ['-c', 'command -v "${CC:-cc}"']).status === 0;
 
@@ -35,7 +40,7 @@ describe.skipIf(!hasCompiler)('native-bench beside the engine (sf0.01)', () => {
   });
 
   it('Q1 aggregates the rows the engine counts', async () => {
-    const ours = await server.app.coordinator.manager.execute(tpchQuery(1).sql, session);
+    const ours = await server.app.coordinator.manager.execute(tpchSql(1), session);
     expect(ours.error).toBeUndefined();
     const countOrder = ours.columns.findIndex((c) => c.name === 'count_order');
     const counted = ours.rows.reduce((n, row) => n + Number(row[countOrder]), 0);
@@ -46,7 +51,7 @@ describe.skipIf(!hasCompiler)('native-bench beside the engine (sf0.01)', () => {
   });
 
   it('Q6 sums the revenue the engine answers', async () => {
-    const ours = await server.app.coordinator.manager.execute(tpchQuery(6).sql, session);
+    const ours = await server.app.coordinator.manager.execute(tpchSql(6), session);
     expect(ours.error).toBeUndefined();
     const c = await native.run('q6', 1);
     expect(c.rows).toBe(1);
