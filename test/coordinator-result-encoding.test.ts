@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { dictionaryColumn, type Page, type VarcharColumn } from '../src/data/page.js';
 import { BIGINT, BOOLEAN, DATE, decimal, DOUBLE, INTEGER, INTERVAL_DAY_TIME, INTERVAL_YEAR_MONTH, REAL, SMALLINT, TIMESTAMP, TINYINT, UNKNOWN, VARCHAR, type SqlType } from '../src/data/types.js';
 import { columnFromNumbers, columnFromStrings } from '../src/exec/build-columns.js';
-import { encodeRows, encodeRowsJson, type JsonValue } from '../src/coordinator/result-encoding.js';
+import { encodeRows, encodeRowsJson, encodeRowsJsonBytes, JsonBytes, type JsonValue } from '../src/coordinator/result-encoding.js';
 
 const n = 9;
 const nullEvery = (k: number): number[] => Array.from({ length: n }, (_, i) => (i % k === k - 1 ? 1 : 0));
@@ -50,6 +50,22 @@ describe('result rows as JSON text', () => {
       encodeRows(p, types, some, 2, 7);
       expect(`[${encodeRowsJson(p, types, 2, 7)}]`).toBe(JSON.stringify(some));
       expect(encodeRowsJson(p, types, 4, 4)).toBe('');
+    });
+
+    it(`as UTF-8 bytes (large batches) equals the text${withNulls ? ', with NULLs' : ''}`, () => {
+      const { page: p, types } = page(withNulls);
+      // A tiny first capacity: the sink grows many times over, also in the middle of a value.
+      for (const capacity of [1, 8, 1 << 16]) {
+        const all = new JsonBytes(capacity);
+        encodeRowsJsonBytes(p, types, all);
+        expect(all.toBuffer().toString('utf8')).toBe(encodeRowsJson(p, types));
+        const some = new JsonBytes(capacity);
+        encodeRowsJsonBytes(p, types, some, 2, 7);
+        expect(some.toBuffer().toString('utf8')).toBe(encodeRowsJson(p, types, 2, 7));
+      }
+      const none = new JsonBytes();
+      encodeRowsJsonBytes(p, types, none, 4, 4);
+      expect(none.length).toBe(0);
     });
   }
 });

@@ -6,7 +6,7 @@ import type { ClientSignal } from '../util/client-signal.js';
 import type { SqlType } from '../data/types.js';
 import { typeDisplayName, typeSignature, type TypeSignature } from '../data/types.js';
 import { EngineError, toEngineError } from '../util/engine-error.js';
-import { encodeRows, encodeRowsJson, estimateJsonBytes, type JsonValue } from './result-encoding.js';
+import { encodeRows, encodeRowsJson, encodeRowsJsonBytes, estimateJsonBytes, JsonBytes, type JsonValue } from './result-encoding.js';
 import type { QueryExecution } from './execution.js';
 
 export type QueryState = 'QUEUED' | 'PLANNING' | 'STARTING' | 'RUNNING' | 'FINISHING' | 'FINISHED' | 'FAILED';
@@ -68,8 +68,8 @@ const COLLECT_POLL_MS = 1000;
 const STAYS: ClientSignal = { aborted: false, addEventListener() {}, removeEventListener() {} };
 
 export interface StatementAnswer {
-  /** The answer as JSON text (rows are encoded straight into it, see buildAnswer). */
-  readonly json: string;
+  /** The answer as JSON: text, or UTF-8 bytes when it carries a large batch of rows (see takeRows). */
+  readonly json: string | Buffer;
   readonly headers: Record<string, string>;
   readonly final: boolean;
 }
@@ -97,6 +97,9 @@ export interface SessionUpdates {
   /** DEALLOCATE PREPARE: the statement the client drops. */
   deallocatedPrepare?: string;
 }
+
+/** A batch of rows estimated at this much JSON or more is encoded as bytes (see takeRows). */
+const LARGE_BATCH_BYTES = 64 * 1024;
 
 /** How long an answer carrying the last rows waits for the query to finish, to be the final answer. */
 const LAST_ROWS_WAIT_MS = 20;
@@ -393,42 +396,50 @@ export class Query {
 
   /**
    * Reads result pages from the root task's buffer, up to about targetBytes of JSON: the rows as
-   * JSON text (comma-separated arrays), null when there were none.
+   * JSON (comma-separated arrays), null when there were none. A batch estimated at
+   * LARGE_BATCH_BYTES or more is encoded as UTF-8 bytes, a smaller one as text.
    */
-  private takeRows(targetBytes: number): string | null {
+  private takeRows(targetBytes: number): string | Buffer | null {
     const root = this.resultRoot();
     if (!root || !this.types) return null;
+    const read = root.outputBuffer.read(this.resultToken, targetBytes);
+    let estimate = 0;
+    for (const page of read.pages) estimate += estimateJsonBytes(page);
+    const bytes = Math.min(estimate, targetBytes) >= LARGE_BATCH_BYTES ? new JsonBytes(Math.min(estimate, targetBytes) + 1024) : null;
     let out = '';
     let rows = 0;
-    const read = root.outputBuffer.read(this.resultToken, targetBytes);
-    let bytes = 0;
+    let taken = 0;
     for (const page of read.pages) {
       // Stop after about targetBytes, splitting a page that is larger than what is left of the batch.
       const start = this.resultRowOffset;
       const rowBytes = page.length > 0 ? estimateJsonBytes(page) / page.length : 0;
-      const fits = rowBytes > 0 ? Math.max(1, Math.ceil((targetBytes - bytes) / rowBytes)) : page.length;
+      const fits = rowBytes > 0 ? Math.max(1, Math.ceil((targetBytes - taken) / rowBytes)) : page.length;
       const end = Math.min(page.length, start + fits);
       if (end > start) {
-        out += (rows > 0 ? ',' : '') + encodeRowsJson(page, this.types, start, end);
+        if (bytes !== null) {
+          if (rows > 0) bytes.byte(0x2c);
+          encodeRowsJsonBytes(page, this.types, bytes, start, end);
+        } else out += (rows > 0 ? ',' : '') + encodeRowsJson(page, this.types, start, end);
         rows += end - start;
       }
-      bytes += rowBytes * (end - start);
+      taken += rowBytes * (end - start);
       if (end < page.length) {
         this.resultRowOffset = end;
         break;
       }
       this.resultRowOffset = 0;
       this.resultToken++;
-      if (bytes >= targetBytes) break;
+      if (taken >= targetBytes) break;
     }
     root.outputBuffer.acknowledge(this.resultToken);
     if (read.complete && this.resultToken >= read.nextToken) this.resultDrained = true;
     this.rowsReturned += rows;
-    return rows > 0 ? out : null;
+    if (rows === 0) return null;
+    return bytes !== null ? bytes.toBuffer() : out;
   }
 
-  /** The answer, fields in Trino's order; `rows` (JSON text, see takeRows) go in as they are. */
-  private buildAnswer(rows: string | null, initial: boolean): StatementAnswer {
+  /** The answer, fields in Trino's order; `rows` (JSON, see takeRows) go in as they are. */
+  private buildAnswer(rows: string | Buffer | null, initial: boolean): StatementAnswer {
     const final = !initial && (this.state === 'FAILED' || this.state === 'FINISHED');
     // The id and URIs are the same in every answer but for the token: escaped once per query.
     this.answerHead ??= `{"id":${jsonString(this.id)},"infoUri":${jsonString(this.infoUri)}`;
@@ -448,7 +459,12 @@ export class Query {
     let tail = error ? `,"error":${JSON.stringify(error)},"warnings":[]` : ',"warnings":[]';
     if (this.updateType) tail += `,"updateType":${jsonString(this.updateType)}`;
     if (this.updateCount !== undefined) tail += `,"updateCount":${JSON.stringify(this.updateCount)}`;
-    const json = `${head}${columns === undefined ? '' : `,"columns":${columns}`}${rows === null ? '' : `,"data":[${rows}]`},"stats":${this.driver.statementStatsJson(this)}${tail}}`;
+    const before = `${head}${columns === undefined ? '' : `,"columns":${columns}`}`;
+    const after = `,"stats":${this.driver.statementStatsJson(this)}${tail}}`;
+    const json =
+      typeof rows === 'string' || rows === null
+        ? `${before}${rows === null ? '' : `,"data":[${rows}]`}${after}`
+        : Buffer.concat([Buffer.from(`${before},"data":[`, 'utf8'), rows, Buffer.from(`]${after}`, 'utf8')]);
     return { json, headers: this.done || this.state === 'FINISHING' ? this.sessionHeaders() : {}, final };
   }
 

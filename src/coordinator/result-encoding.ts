@@ -1,7 +1,7 @@
 // Rows as the statement protocol sends them: JSON values encoded per column type as Trino does
 // (decimals, dates, timestamps and intervals as strings; NaN and infinities as strings).
 
-import { isNull, readBit, readInt64, readUtf8, type Column, type Page } from '../data/page.js';
+import { isNull, readBit, readInt64, readUtf8, type Column, type Page, type VarcharColumn } from '../data/page.js';
 import type { SqlType } from '../data/types.js';
 import { formatDate, formatDecimal, formatIntervalDayTime, formatIntervalYearMonth, formatTimestamp } from '../data/values.js';
 
@@ -114,6 +114,127 @@ export function encodeRowsJson(page: Page, types: readonly SqlType[], start = 0,
     out += `${row}]`;
   }
   return out;
+}
+
+/**
+ * JSON text as UTF-8 bytes in a growing Buffer: the form a large batch of rows is encoded in
+ * (encodeRowsJsonBytes). A string of a few hundred thousand rows built by `+=` is a rope that its
+ * length, its encoding and its write each walk again (3.4 ms each for 760 KB).
+ */
+export class JsonBytes {
+  private buf: Buffer;
+  length = 0;
+
+  constructor(capacity = 1 << 16) {
+    this.buf = Buffer.allocUnsafe(capacity);
+  }
+
+  private ensure(more: number): Buffer {
+    if (this.length + more > this.buf.length) {
+      const grown = Buffer.allocUnsafe(Math.max(this.length + more, this.buf.length * 2));
+      this.buf.copy(grown, 0, 0, this.length);
+      this.buf = grown;
+    }
+    return this.buf;
+  }
+
+  byte(b: number): void {
+    this.ensure(1)[this.length++] = b;
+  }
+
+  /** A string's UTF-8 bytes (a loop for ASCII, the encoder for the rest). */
+  text(s: string): void {
+    const buf = this.ensure(s.length);
+    let at = this.length;
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      if (c >= 0x80) {
+        this.ensure(3 * s.length);
+        this.length += this.buf.write(s, this.length, 'utf8');
+        return;
+      }
+      buf[at++] = c;
+    }
+    this.length = at;
+  }
+
+  bytes(src: Uint8Array, from: number, to: number): void {
+    const buf = this.ensure(to - from);
+    let at = this.length;
+    for (let i = from; i < to; i++) buf[at++] = src[i];
+    this.length = at;
+  }
+
+  /** The bytes written so far (a view: the sink is not written to afterwards). */
+  toBuffer(): Buffer {
+    return this.buf.subarray(0, this.length);
+  }
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/** Each dictionary's entries as JSON string bytes, built once per dictionary. */
+const dictionaryJson = new WeakMap<VarcharColumn, Uint8Array[]>();
+
+function dictionaryEntriesJson(dictionary: VarcharColumn): Uint8Array[] {
+  let entries = dictionaryJson.get(dictionary);
+  if (entries === undefined) {
+    entries = [];
+    for (let i = 0; i < dictionary.length; i++) entries.push(Buffer.from(JSON.stringify(readUtf8(dictionary, i)), 'utf8'));
+    dictionaryJson.set(dictionary, entries);
+  }
+  return entries;
+}
+
+/** Writes row r of a column as JSON into `out` (NULLs are handled by the caller). */
+function columnWriter(col: Column, type: SqlType, out: JsonBytes): (row: number) => void {
+  if (col.kind === 'varchar') {
+    const { offsets, data } = col;
+    return (r) => {
+      const start = offsets[r];
+      const end = offsets[r + 1];
+      // Plain ASCII without quotes, backslashes or control characters is its own JSON body.
+      for (let i = start; i < end; i++) {
+        const b = data[i];
+        if (b < 0x20 || b >= 0x80 || b === QUOTE || b === BACKSLASH) {
+          out.text(JSON.stringify(readUtf8(col, r)));
+          return;
+        }
+      }
+      out.byte(QUOTE);
+      out.bytes(data, start, end);
+      out.byte(QUOTE);
+    };
+  }
+  if (col.kind === 'dict') {
+    const entries = dictionaryEntriesJson(col.dictionary);
+    const indices = col.indices;
+    return (r) => {
+      const e = entries[indices[r]];
+      out.bytes(e, 0, e.length);
+    };
+  }
+  const text = columnText(col, type);
+  return (r) => out.text(text(r));
+}
+
+/** encodeRowsJson's text for rows [start, end), as UTF-8 bytes appended to `out`. */
+export function encodeRowsJsonBytes(page: Page, types: readonly SqlType[], out: JsonBytes, start = 0, end = page.length): void {
+  const writers = page.columns.map((c, i) => {
+    const write = columnWriter(c, types[i], out);
+    return c.validity === null ? write : (r: number) => (isNull(c, r) ? out.text('null') : write(r));
+  });
+  const width = writers.length;
+  for (let r = start; r < end; r++) {
+    if (r !== start) out.byte(0x2c);
+    out.byte(0x5b);
+    for (let c = 0; c < width; c++) {
+      if (c !== 0) out.byte(0x2c);
+      writers[c](r);
+    }
+    out.byte(0x5d);
+  }
 }
 
 /** Approximate JSON size of a page, for targetResultSize batching without encoding twice. */

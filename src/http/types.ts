@@ -60,7 +60,7 @@ export function json(status: number, value: unknown, headers: Record<string, Hea
 }
 
 /** A reply whose body is JSON text already. */
-export function jsonText(status: number, body: string, headers: Record<string, HeaderValue> = {}): HttpReply {
+export function jsonText(status: number, body: string | Uint8Array, headers: Record<string, HeaderValue> = {}): HttpReply {
   return { status, headers: { 'Content-Type': 'application/json', ...headers }, body };
 }
 
