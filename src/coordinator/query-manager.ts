@@ -1,4 +1,4 @@
-// The query manager: assigns ids, plans each query off the request path, starts its execution,
+// The query manager: assigns ids, plans each query right after its POST answer is built, starts its execution,
 // fails queries nobody polls (ABANDONED_QUERY), and keeps a bounded history of finished ones.
 
 import { randomBytes } from 'node:crypto';
@@ -227,7 +227,7 @@ export class QueryManager implements QueryDriver {
     return this.textPoolPromise;
   }
 
-  /** Plans and runs a query (called off the request path). */
+  /** Plans and runs a query (in a microtask after its POST answer is built, see Query.start). */
   async process(query: Query): Promise<void> {
     if (!query.transition('PLANNING')) return;
     query.boundSql ??= boundStatement(query);
