@@ -143,7 +143,9 @@ export class InterleavedNative {
       kernel,
       time: async () => {
         const k = await this.server.run(kernel, 1);
-        this.runs.set(kernel, [...(this.runs.get(kernel) ?? []), k]);
+        const runs = this.runs.get(kernel);
+        if (runs) runs.push(k);
+        else this.runs.set(kernel, [k]);
       },
     };
   }

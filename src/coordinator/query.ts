@@ -403,16 +403,16 @@ export class Query {
     const root = this.resultRoot();
     if (!root || !this.types) return null;
     const read = root.outputBuffer.read(this.resultToken, targetBytes);
-    let estimate = 0;
-    for (const page of read.pages) estimate += estimateJsonBytes(page);
-    const bytes = Math.min(estimate, targetBytes) >= LARGE_BATCH_BYTES ? new JsonBytes(Math.min(estimate, targetBytes) + 1024) : null;
+    const estimates = read.pages.map(estimateJsonBytes);
+    const batchBytes = Math.min(estimates.reduce((a, b) => a + b, 0), targetBytes);
+    const bytes = batchBytes >= LARGE_BATCH_BYTES ? new JsonBytes(batchBytes + 1024) : null;
     let out = '';
     let rows = 0;
     let taken = 0;
-    for (const page of read.pages) {
+    for (const [p, page] of read.pages.entries()) {
       // Stop after about targetBytes, splitting a page that is larger than what is left of the batch.
       const start = this.resultRowOffset;
-      const rowBytes = page.length > 0 ? estimateJsonBytes(page) / page.length : 0;
+      const rowBytes = page.length > 0 ? estimates[p]! / page.length : 0;
       const fits = rowBytes > 0 ? Math.max(1, Math.ceil((targetBytes - taken) / rowBytes)) : page.length;
       const end = Math.min(page.length, start + fits);
       if (end > start) {
