@@ -113,13 +113,14 @@ export class Connection {
   private lastHost: string | undefined;
   private lastBaseUrl = '';
   private readonly headerBlock = new HeaderBlockCache();
+  /** While a reused read buffer is being parsed: its memory, which nothing may keep. */
+  private transient: ArrayBufferLike | undefined;
 
   constructor(
     readonly socket: net.Socket,
     private readonly server: ServerContext,
   ) {
     this.remoteAddress = peerAddress(socket);
-    socket.on('data', (chunk: Buffer) => this.receive(chunk));
     socket.on('error', () => socket.destroy());
   }
 
@@ -134,7 +135,8 @@ export class Connection {
     this.pending = undefined;
   }
 
-  private receive(chunk: Buffer): void {
+  /** Input the connection may keep (a 'data' event's chunk). */
+  receive(chunk: Buffer): void {
     if (this.phase === Phase.Closing) return;
     this.input = this.input === undefined ? chunk : Buffer.concat([this.input, chunk]);
     if (this.phase === Phase.Handling) {
@@ -143,6 +145,21 @@ export class Connection {
     }
     if (this.phase === Phase.Idle) this.enter(Phase.Head);
     this.parse();
+  }
+
+  /**
+   * Input in a buffer that is reused after this call (accept.ts): parsed in place, and whatever
+   * the connection keeps of it (the rest of the input, body chunks) copied.
+   */
+  receiveTransient(chunk: Buffer): void {
+    this.transient = chunk.buffer;
+    try {
+      this.receive(chunk);
+    } finally {
+      this.transient = undefined;
+      const input = this.input;
+      if (input !== undefined && input.buffer === chunk.buffer) this.input = Buffer.from(input);
+    }
   }
 
   /** Reads requests from the buffered input until it runs out or a request goes to its handler. */
@@ -239,7 +256,7 @@ export class Connection {
     if (this.bodyBytes > this.server.maxBodyBytes) {
       this.overLimit = true;
       this.bodyChunks.length = 0;
-    } else this.bodyChunks.push(chunk);
+    } else this.bodyChunks.push(chunk.buffer === this.transient ? Buffer.from(chunk) : chunk);
   }
 
   private dispatch(head: RequestHead, body: Buffer): void {

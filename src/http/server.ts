@@ -20,6 +20,7 @@
 // request head must arrive within 20 s (slow-loris guard) and a whole request within 120 s (408).
 import net from 'node:net';
 import type { Router } from './router.js';
+import { acceptWithSharedReadBuffer } from './accept.js';
 import { Connection, type ConnectionTimeouts, type RequestRecorder, type ServerContext } from './connection.js';
 import { silentLogger, type Logger } from '../util/logger.js';
 
@@ -37,6 +38,11 @@ export interface ListenOptions {
   readonly recorder?: RequestRecorder;
   /** How long `close()` waits for in-flight requests by default. Default 10 s. */
   readonly shutdownTimeoutMs?: number;
+  /**
+   * Read connections into one shared buffer (accept.ts) rather than through 'data' events; on by
+   * default (tests turn it off to cover the fallback).
+   */
+  readonly sharedReadBuffer?: boolean;
   /** Connection timeouts; the defaults suit clients on the internet (tests shorten them). */
   readonly timeouts?: Partial<ConnectionTimeouts>;
 }
@@ -46,6 +52,8 @@ export interface HttpServer {
   readonly port: number;
   /** `http://host:port` of the listening address (a wildcard host is shown as 127.0.0.1). */
   readonly baseUrl: string;
+  /** How connections are read: into one shared buffer (accept.ts) or through 'data' events. */
+  readonly reads: 'shared-buffer' | 'data-events';
   /** Requests accepted and not yet answered or aborted. */
   inFlight(): number;
   /**
@@ -90,13 +98,18 @@ export async function listen(router: Router, options: ListenOptions = {}): Promi
     },
   };
 
-  const server = net.createServer({ noDelay: true }, (socket) => {
+  const open = (socket: net.Socket): Connection => {
     const connection = new Connection(socket, context);
     connections.add(connection);
     socket.once('close', () => {
       connections.delete(connection);
       connection.closed();
     });
+    return connection;
+  };
+  const server = net.createServer({ noDelay: true }, (socket) => {
+    const connection = open(socket);
+    socket.on('data', (chunk: Buffer) => connection.receive(chunk));
   });
   const sweep = setInterval(() => {
     const now = Date.now();
@@ -115,6 +128,14 @@ export async function listen(router: Router, options: ListenOptions = {}): Promi
     const reason = error.code === 'EADDRINUSE' ? 'address in use' : error.code === 'EADDRNOTAVAIL' ? 'address not available' : error.message;
     throw Object.assign(new Error(`cannot listen on ${host}:${options.port ?? 0} (${reason})`), { code: error.code });
   });
+  const shared =
+    options.sharedReadBuffer !== false &&
+    acceptWithSharedReadBuffer(server, {
+      onSocket: (socket) => {
+        const connection = open(socket);
+        return (chunk) => connection.receiveTransient(chunk);
+      },
+    });
   const port = (server.address() as net.AddressInfo).port;
   const baseUrl = `http://${displayHost(host)}:${port}`;
   context.fallbackBaseUrl = baseUrl;
@@ -141,7 +162,7 @@ export async function listen(router: Router, options: ListenOptions = {}): Promi
       await stopped;
     })());
 
-  return { host, port, baseUrl, inFlight: () => inFlight, close };
+  return { host, port, baseUrl, reads: shared ? 'shared-buffer' : 'data-events', inFlight: () => inFlight, close };
 }
 
 function displayHost(host: string): string {
