@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ChunkedDecoder } from '../src/http/chunked-decoder.js';
-import { BadRequestHead, parseRequestHead } from '../src/http/request-head.js';
+import { BadRequestHead, HeaderBlockCache, parseRequestHead } from '../src/http/request-head.js';
 
 function refusal(text: string): number | undefined {
   try {
@@ -17,6 +17,23 @@ describe('request head', () => {
     const head = parseRequestHead('POST http://h:1/v1/statement?x=1 HTTP/1.1\r\nHost: h:1\r\nX-Trino-Session: a=1\r\nx-trino-session: b=2\r\nContent-Length: 8\r\nUser-Agent:  k6 \t');
     expect(head).toMatchObject({ method: 'POST', target: 'http://h:1/v1/statement?x=1', minorVersion: 1, contentLength: 8, chunked: false, keepAlive: true, expectContinue: false });
     expect(head.headers).toEqual({ host: 'h:1', 'x-trino-session': 'a=1, b=2', 'content-length': '8', 'user-agent': 'k6' });
+  });
+
+  it('gives each head its own fields with a cache of recent header blocks, however the blocks alternate', () => {
+    const cache = new HeaderBlockCache();
+    const post = 'Host: h:1\r\nContent-Type: text/plain\r\nContent-Length: 8';
+    const get = 'Host: h:1\r\nX-Trino-User: u';
+    const other = 'Host: h:2\r\nConnection: close';
+    const sequence = [post, get, post, get, other, post, other, get, get, post];
+    const heads = sequence.map((block, i) => parseRequestHead(`${i % 2 ? 'GET' : 'POST'} /r${i} HTTP/1.1\r\n${block}`, cache));
+    heads.forEach((head, i) => {
+      expect(head.target).toBe(`/r${i}`);
+      expect(head.headers).toEqual(parseRequestHead(`GET / HTTP/1.1\r\n${sequence[i]}`).headers);
+      expect(head.keepAlive).toBe(sequence[i] !== other);
+    });
+    // A repeated block yields the very object parsed before (not parsed again).
+    expect(heads[2]!.headers).toBe(heads[0]!.headers);
+    expect(heads[3]!.headers).toBe(heads[1]!.headers);
   });
 
   it('keeps HTTP/1.1 connections open unless asked to close, HTTP/1.0 ones only when asked to keep them', () => {

@@ -50,13 +50,28 @@ interface HeaderFields {
 }
 
 /**
- * The last header block a connection sent and what it parsed to. A client sends the same header
- * fields request after request (only the request line changes: a statement's nextUri), so a
- * connection parses them once; the headers object is shared, which handlers never modify.
+ * The last two header blocks a connection sent and what they parsed to. A client sends the same
+ * header fields request after request (only the request line changes: a statement's nextUri), so
+ * a connection parses them once; two because a statement client alternates between two sets (the
+ * POST's, with a body's fields, and the GETs'). The headers objects are shared, which handlers
+ * never modify.
  */
 export class HeaderBlockCache {
-  text = '';
-  fields: HeaderFields | undefined = undefined;
+  private recentText = '';
+  private recent: HeaderFields | undefined = undefined;
+  private olderText = '';
+  private older: HeaderFields | undefined = undefined;
+
+  fieldsOf(block: string): HeaderFields {
+    if (this.recent !== undefined && this.recentText === block) return this.recent;
+    const older = this.older;
+    const olderText = this.olderText;
+    this.older = this.recent;
+    this.olderText = this.recentText;
+    this.recent = older !== undefined && olderText === block ? older : parseHeaderFields(block);
+    this.recentText = block;
+    return this.recent;
+  }
 }
 
 /**
@@ -77,15 +92,7 @@ export function parseRequestHead(text: string, cache?: HeaderBlockCache): Reques
   if (major !== '1' || (minor !== '0' && minor !== '1')) throw new BadRequestHead(505, `HTTP/${major}.${minor} is not supported`);
 
   const block = eol + 2 < length ? text.slice(eol + 2) : '';
-  let fields: HeaderFields;
-  if (cache?.fields !== undefined && cache.text === block) fields = cache.fields;
-  else {
-    fields = parseHeaderFields(block);
-    if (cache) {
-      cache.text = block;
-      cache.fields = fields;
-    }
-  }
+  const fields = cache ? cache.fieldsOf(block) : parseHeaderFields(block);
   const minorVersion = Number(minor);
   const keepAlive = minorVersion === 1 ? !hasToken(fields.connection, 'close') : hasToken(fields.connection, 'keep-alive');
   return { method, target, minorVersion, headers: fields.headers, contentLength: fields.contentLength, chunked: fields.chunked, keepAlive, expectContinue: fields.expectContinue };
