@@ -60,20 +60,50 @@ function parseSessionProperties(raw: string | undefined): Record<string, string>
   return out;
 }
 
+/** What a session takes from the header fields alone. */
+type HeaderSession = Omit<Session, 'remoteUserAddress' | 'startTime'>;
+
+/**
+ * The header part of sessions by headers object: the HTTP layer hands a connection's requests the
+ * same (read-only) headers object while their header fields stay the same, so a client's
+ * statements read their ten-odd session headers once.
+ */
+const headerSessions = new WeakMap<Readonly<Record<string, string>>, HeaderSession>();
+
+function headerSessionOf(h: Readonly<Record<string, string>>): HeaderSession {
+  let session = headerSessions.get(h);
+  if (session === undefined) {
+    session = {
+      user: sessionHeader(h, 'user') ?? basicAuthUser(h) ?? 'anonymous',
+      source: sessionHeader(h, 'source'),
+      catalog: sessionHeader(h, 'catalog')?.toLowerCase(),
+      schema: sessionHeader(h, 'schema')?.toLowerCase(),
+      userAgent: h['user-agent'],
+      timeZone: sessionHeader(h, 'time-zone'),
+      clientInfo: sessionHeader(h, 'client-info'),
+      properties: Object.freeze(parseSessionProperties(sessionHeader(h, 'session'))),
+      preparedStatements: Object.freeze(parseSessionProperties(sessionHeader(h, 'prepared-statement'))),
+      headerPrefix: headerPrefixOf(h),
+    };
+    headerSessions.set(h, session);
+  }
+  return session;
+}
+
 export function sessionFromRequest(req: HttpRequest): Session {
-  const h = req.headers;
+  const s = headerSessionOf(req.headers);
   return {
-    user: sessionHeader(h, 'user') ?? basicAuthUser(h) ?? 'anonymous',
-    source: sessionHeader(h, 'source'),
-    catalog: sessionHeader(h, 'catalog')?.toLowerCase(),
-    schema: sessionHeader(h, 'schema')?.toLowerCase(),
+    user: s.user,
+    source: s.source,
+    catalog: s.catalog,
+    schema: s.schema,
     remoteUserAddress: req.remoteAddress,
-    userAgent: h['user-agent'],
-    timeZone: sessionHeader(h, 'time-zone'),
-    clientInfo: sessionHeader(h, 'client-info'),
-    properties: parseSessionProperties(sessionHeader(h, 'session')),
-    preparedStatements: parseSessionProperties(sessionHeader(h, 'prepared-statement')),
-    headerPrefix: headerPrefixOf(h),
+    userAgent: s.userAgent,
+    timeZone: s.timeZone,
+    clientInfo: s.clientInfo,
+    properties: s.properties,
+    preparedStatements: s.preparedStatements,
+    headerPrefix: s.headerPrefix,
     startTime: Date.now(),
   };
 }
