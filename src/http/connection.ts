@@ -113,6 +113,8 @@ export class Connection {
   private lastHost: string | undefined;
   private lastBaseUrl = '';
   private readonly headerBlock = new HeaderBlockCache();
+  /** parse() is running: a reply written meanwhile leaves the next request to its loop. */
+  private parsing = false;
   /** While a reused read buffer is being parsed: its memory, which nothing may keep. */
   private transient: ArrayBufferLike | undefined;
 
@@ -162,23 +164,31 @@ export class Connection {
     }
   }
 
-  /** Reads requests from the buffered input until it runs out or a request goes to its handler. */
+  /**
+   * Reads requests from the buffered input until it runs out or a request waits for its handler.
+   * Requests answered at once (their reply written during dispatch) are followed by the next one
+   * in this loop, not by a nested call per request.
+   */
   private parse(): void {
+    this.parsing = true;
     try {
       for (;;) {
-        if (this.phase === Phase.Head) {
-          if (!this.parseHead()) return;
-        } else if (this.phase === Phase.Body) {
-          if (!this.parseBody()) return;
-        } else return;
+        const phase = this.phase;
+        if (phase === Phase.Head) {
+          if (!this.parseHead() && this.phase === Phase.Head) return;
+        } else if (phase === Phase.Body) {
+          if (!this.parseBody() && this.phase === Phase.Body) return;
+        } else if (phase !== Phase.Idle || !this.nextRequestReady()) return;
       }
     } catch (error) {
       if (error instanceof BadRequestHead) this.refuse(error.status);
       else {
-        // A bug here must not take the process down with it (this runs in a socket's 'data' event).
+        // A bug here must not take the process down with it (this runs in a socket's read callback).
         this.server.logger.error({ err: error }, 'reading a request failed');
         this.refuse(500);
       }
+    } finally {
+      this.parsing = false;
     }
   }
 
@@ -269,7 +279,29 @@ export class Connection {
     s.recorder.recordRequest();
     const { path, rawQuery } = splitTarget(head.target);
     const request = new IncomingRequest(head.method, path, rawQuery, head.headers, body, this.remoteAddress, this.baseUrlFor(head.headers.host), pending.signal);
-    void run(s, request).then(({ r, error }) => this.reply(pending, r, error));
+    let answer: HttpReply | Promise<HttpReply>;
+    try {
+      answer = s.router.dispatch(request);
+    } catch (error) {
+      this.failed(pending, request, error);
+      return;
+    }
+    if (answer instanceof Promise) {
+      answer.then(
+        (r) => this.reply(pending, r),
+        (error: unknown) => this.failed(pending, request, error),
+      );
+    } else this.reply(pending, answer);
+  }
+
+  /** Answers a request whose handler threw: HttpError's reply, else a logged 500 without details. */
+  private failed(pending: Pending, request: UnroutedRequest, error: unknown): void {
+    if (error instanceof HttpError) {
+      this.reply(pending, { ...error.reply, status: error.status }, error);
+      return;
+    }
+    this.server.logger.error({ err: error, method: request.method, path: request.path }, 'request handler failed');
+    this.reply(pending, json(500, { error: 'Internal Server Error' }), error);
   }
 
   private reply(pending: Pending, r: HttpReply, error?: unknown): void {
@@ -287,21 +319,34 @@ export class Connection {
       return;
     }
     this.enter(Phase.Idle);
-    if (this.input === undefined) return;
-    // Pipelined requests wait while the client is not reading its replies.
-    if (this.socket.writableNeedDrain) {
-      this.socket.pause();
-      this.socket.once('drain', () => this.readPipelined());
-    } else this.readPipelined();
+    // A reply written during dispatch: parse() goes on with what follows.
+    if (!this.parsing) this.readPipelined();
   }
 
   /** Goes on with requests that arrived while the last one was being handled. */
   private readPipelined(): void {
-    if (this.phase !== Phase.Idle) return;
-    if (this.socket.isPaused()) this.socket.resume();
-    if (this.input === undefined) return;
+    if (this.phase === Phase.Idle && this.nextRequestReady()) this.parse();
+  }
+
+  /**
+   * Between requests: whether the next one may be read now (input is buffered and the client reads
+   * its replies); it then enters the head phase. Otherwise reading resumes when it can.
+   */
+  private nextRequestReady(): boolean {
+    const socket = this.socket;
+    if (this.input === undefined) {
+      if (socket.isPaused()) socket.resume();
+      return false;
+    }
+    // Pipelined requests wait while the client is not reading its replies.
+    if (socket.writableNeedDrain) {
+      socket.pause();
+      socket.once('drain', () => this.readPipelined());
+      return false;
+    }
+    if (socket.isPaused()) socket.resume();
     this.enter(Phase.Head);
-    this.parse();
+    return true;
   }
 
   /** Answers a request that will not reach a handler (bad head, oversize body, timeout) and closes. */
@@ -388,16 +433,6 @@ export class Connection {
       this.lastBaseUrl = host && HOST_HEADER.test(host) ? `http://${host}` : '';
     }
     return this.lastBaseUrl || this.server.fallbackBaseUrl;
-  }
-}
-
-async function run(s: ServerContext, request: UnroutedRequest): Promise<{ r: HttpReply; error?: unknown }> {
-  try {
-    return { r: await s.router.dispatch(request) };
-  } catch (error) {
-    if (error instanceof HttpError) return { r: { ...error.reply, status: error.status }, error };
-    s.logger.error({ err: error, method: request.method, path: request.path }, 'request handler failed');
-    return { r: json(500, { error: 'Internal Server Error' }), error };
   }
 }
 

@@ -96,8 +96,12 @@ export class Router implements RouteRegistry {
     return { kind: 'method-not-allowed', allow: allowedMethods(tables) };
   }
 
-  /** Routes and runs one request; the reply for unknown paths and methods is made here. */
-  async dispatch(request: UnroutedRequest): Promise<HttpReply> {
+  /**
+   * Routes and runs one request; the reply for unknown paths and methods is made here. A handler
+   * that answers at once is answered at once (no promise): the server then writes its reply
+   * within the read that brought the request. May throw (HttpError for a malformed path).
+   */
+  dispatch(request: UnroutedRequest): HttpReply | Promise<HttpReply> {
     const found = this.match(request.method, request.path);
     if (found.kind === 'found') {
       // Set in place, not copied: the server's request reads its query and peer lazily.
