@@ -20,7 +20,7 @@ import { EngineError } from '../util/engine-error.js';
 import type { Logger } from '../util/logger.js';
 import { QueryExecution, type ExecutionContext } from './execution.js';
 import { QueryTable } from './query-table.js';
-import { Query, type QueryDriver, type QueryOutcome, type Session } from './query.js';
+import { Query, type QueryDriver, type QueryOutcome, type Session, type StatementAnswer } from './query.js';
 import { statementStatsJson } from './query-info.js';
 import { WriteExecutor } from './writes.js';
 import { PlanCache, type PlanKey } from './plan-cache.js';
@@ -149,12 +149,26 @@ export class QueryManager implements QueryDriver {
     return id;
   }
 
+  /** Creates a query and starts it. */
   create(sql: string, session: Session, baseUrl: string): Query {
+    const query = this.admit(sql, session, baseUrl);
+    query.start();
+    return query;
+  }
+
+  /** The statement protocol's POST: a new query, its first (QUEUED) answer built before it starts. */
+  submit(sql: string, session: Session, baseUrl: string): { readonly query: Query; readonly answer: StatementAnswer } {
+    const query = this.admit(sql, session, baseUrl);
+    const answer = query.initialAnswer();
+    query.start();
+    return { query, answer };
+  }
+
+  private admit(sql: string, session: Session, baseUrl: string): Query {
     const id = this.nextId();
     const query = new Query(id, `${this.coordinatorId}${this.counter.toString(36)}`, sql, session, baseUrl, this);
     this.queries.set(query);
     this.live.add(query);
-    query.start();
     return query;
   }
 

@@ -136,8 +136,7 @@ export function registerStatementRoutes(router: RouteRegistry, manager: QueryMan
   router.add('POST', '/v1/statement', (req) => {
     const sql = req.body.toString('utf8');
     if (sql.trim() === '') return text(400, 'SQL statement is empty');
-    const query = manager.create(sql, sessionFromRequest(req), req.baseUrl);
-    const answer = query.initialAnswer();
+    const { answer } = manager.submit(sql, sessionFromRequest(req), req.baseUrl);
     return jsonText(200, answer.json, answer.headers);
   });
 
