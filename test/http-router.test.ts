@@ -40,6 +40,17 @@ describe('Router', () => {
     expect(root.kind === 'found' && root.pattern).toBe('/');
   });
 
+  it('cuts segments at every slash: empty segments match no parameter, a *rest tail loses one trailing slash', () => {
+    expect(router.match('GET', '/v1/node//').kind).toBe('not-found');
+    expect(router.match('GET', '/v1//node').kind).toBe('not-found');
+    expect(router.match('GET', '/v1/statement//1').kind).toBe('not-found');
+    const r = router.match('GET', '/static/a//b/');
+    expect(r.kind === 'found' && r.params).toEqual({ rest: 'a//b' });
+    const root = router.match('GET', '//');
+    expect(root.kind === 'found' && root.pattern).toBe('/');
+    expect(router.match('GET', '').kind).toBe('found');
+  });
+
   it('reports 405 with the allowed methods, and 404 for unknown paths', () => {
     expect(router.match('PUT', '/v1/statement/q/1')).toEqual({ kind: 'method-not-allowed', allow: ['DELETE', 'GET', 'HEAD', 'OPTIONS'] });
     expect(router.match('GET', '/v2/nothing')).toEqual({ kind: 'not-found' });
