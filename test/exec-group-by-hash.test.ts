@@ -50,6 +50,30 @@ describe('one numeric group key', () => {
     check(BIGINT, [spread, [...spread.slice(0, 50), 4999, 5000 + 300 * 150, 10 ** 6, 5150], spread.reverse()]);
   });
 
+  it('the direct index widens for later keys beyond its first range, taking in keys the hash table held', () => {
+    // First page: 2,000 keys over 1000-2999; later pages march up to 140k (each widening the
+    // index), revisit old keys, and bring keys first placed in the hash table back in range.
+    const march = (from: number, count: number, step: number): number[] => Array.from({ length: count }, (_, i) => from + i * step);
+    const table = new GroupByHash([false]);
+    const pages = [dense(1000, 2000), [100_000, ...march(3000, 3000, 5)], [500_000, 2 ** 31 + 7, ...march(20_000, 2000, 7)], dense(1000, 2000), march(30_000, 4000, 27), [500_000, 2 ** 31 + 7, 140_000, 100_000]];
+    const expected = new Map<number, number>();
+    for (const keys of pages) {
+      const ids = [...table.groupIds([columnFromNumbers(BIGINT, keys, null, keys.length)], keys.length)];
+      expect(ids).toEqual(keys.map((k) => (expected.has(k) ? expected.get(k)! : (expected.set(k, expected.size), expected.size - 1))));
+    }
+    expect(table.groupCount).toBe(expected.size);
+    // 100,000 went into the hash table (too far for the 5k rows seen then) and moved into the
+    // index once it reached that far. Only the keys no index may take stay in the table: 500,000
+    // (too far for the rows seen) and 2^31 + 7 (beyond the low-word index).
+    expect(table.hashedGroupCount).toBe(2);
+  });
+
+  it('widening in the general path (integer keys with NULLs): below 0, NULLs stay hashed', () => {
+    const withNull = (keys: number[]): (number | null)[] => [...keys, null];
+    const down = (from: number, count: number): number[] => Array.from({ length: count }, (_, i) => from - i * 3);
+    check(INTEGER, [withNull(dense(0, 1000)), withNull(down(-10, 3000)), withNull(dense(-9000, 9000)), [null, 5, -8000, 70_000, 1_000_000]]);
+  });
+
   it('integer keys with NULLs, repeated keys and a negative range', () => {
     check(INTEGER, [[5, null, -3, 5, -3, null, 0, 7], [-100, 7, null, 5]]);
   });

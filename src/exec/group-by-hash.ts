@@ -88,6 +88,8 @@ export class GroupByHash {
   /** One integer key: key - denseMin -> group id (see singleNumericIds); null when not used, undefined until decided. */
   private dense: Int32Array | null | undefined = undefined;
   private denseMin = 0;
+  /** Rows grouped by the one numeric key so far: how wide its direct index may grow (see widenDense). */
+  private numericRows = 0;
   groupCount = 0;
   /** A global aggregation's group ids (all 0), reused page after page. */
   private zeroIds = new Int32Array(0);
@@ -459,9 +461,10 @@ export class GroupByHash {
    * integer keys in a bounded range (`dense`: key - denseMin -> group id, -1 until seen): such a
    * key costs one lookup in a small array instead of a hash, a probe and a compare (100k custkeys of
    * 1.5M orders: ~24 -> ~10 ns a row). A key inside the index's range is found by the index alone
-   * and never enters the hash table (appendDenseGroup); keys outside it (the range is set on the
-   * first page, with room to grow to DENSE_MAX_RANGE) take the hash path. A NULL-free bigint column
-   * is read as its Int64 pairs in place (no page-sized Float64Array per page).
+   * and never enters the hash table (appendDenseGroup). The range is set on the first page and
+   * widened for a later key beyond it while the rows seen keep it dense enough (widenDense); other
+   * keys take the hash path. A NULL-free bigint column is read as its Int64 pairs in place (no
+   * page-sized Float64Array per page).
    */
   private singleNumericIds(col: Column, n: number, ids: Int32Array): void {
     const pairs = col.kind === 'fixed' && col.validity === null && (col.type.id === 'bigint' || col.type.id === 'timestamp') ? (col.values as Int32Array) : null;
@@ -475,11 +478,12 @@ export class GroupByHash {
       this.dense = index?.slots ?? null;
       this.denseMin = index?.min ?? 0;
     }
-    const dense = this.dense;
-    const denseMin = dense === null ? 0 : this.denseMin;
-    const denseRange = dense === null ? 0 : dense.length;
+    this.numericRows += n;
+    let dense = this.dense;
+    let denseMin = dense === null ? 0 : this.denseMin;
+    let denseRange = dense === null ? 0 : dense.length;
     if (pairs !== null && dense !== null && denseMin >= 0) {
-      this.denseInt64Ids(pairs, n, ids, dense, scratch, one, noNulls);
+      this.denseInt64Ids(pairs, n, ids, scratch, one, noNulls);
       return;
     }
     for (let r = 0; r < n; r++) {
@@ -488,7 +492,13 @@ export class GroupByHash {
         continue;
       }
       const x = pairs === null ? (values as Float64Array)[r] : pairs[2 * r + 1] * 4294967296 + (pairs[2 * r] >>> 0);
-      const d = x - denseMin;
+      let d = x - denseMin;
+      if (dense !== null && !(d >= 0 && d < denseRange) && d === Math.floor(d) && this.widenDense(x, false)) {
+        dense = this.dense as Int32Array;
+        denseMin = this.denseMin;
+        denseRange = dense.length;
+        d = x - denseMin;
+      }
       if (dense !== null && d >= 0 && d < denseRange && d === Math.floor(d)) {
         let g = dense[d];
         if (g < 0) dense[d] = g = this.appendDenseGroup(x);
@@ -501,16 +511,70 @@ export class GroupByHash {
   }
 
   /**
+   * Widens the direct index to take integer key `x` when the range it then spans stays dense
+   * enough for the rows seen (DENSE_WIDEN_SLOTS_PER_ROW, or DENSE_ANY_RANGE) and under
+   * DENSE_MAX_RANGE; false (nothing changed) otherwise. Q11 aggregates each partsupp split's
+   * German suppliers by part: 9k rows over 100k-140k partkeys, in pages whose first set the range
+   * to a fraction of that, and half its rows took the hash path. The index at least
+   * doubles each time and keeps the keys it had; groups the hash table held whose keys it now
+   * covers move into it, and the table is rebuilt without them. `nonNegative`: the start stays at
+   * or above 0 (the Int64 fast path reads keys by their low words).
+   */
+  private widenDense(x: number, nonNegative: boolean): boolean {
+    const dense = this.dense;
+    if (dense === null || dense === undefined || (nonNegative && x < 0)) return false;
+    const lo = Math.min(this.denseMin, x);
+    const hi = Math.max(this.denseMin + dense.length - 1, x);
+    const needed = hi - lo + 1;
+    const limit = Math.min(DENSE_MAX_RANGE, Math.max(DENSE_ANY_RANGE, DENSE_WIDEN_SLOTS_PER_ROW * this.numericRows));
+    if (needed > limit) return false;
+    const length = Math.min(limit, Math.max(needed, 2 * dense.length));
+    let min = x < this.denseMin ? hi - length + 1 : lo;
+    // A start below 0 would only cover keys that cannot come (all seen are ≥ 0, as the fast path needs).
+    if (min < 0 && lo >= 0) min = 0;
+    const next = new Int32Array(length).fill(-1);
+    next.set(dense, this.denseMin - min);
+    // Groups the table holds (keys outside the old range, and NULL) move in when now covered.
+    const keys = this.keyValues[0];
+    const nulls = this.keyNulls[0];
+    const slots = this.slots;
+    let moved = 0;
+    for (let s = 0; s < slots.length; s++) {
+      const g = slots[s];
+      if (g === -1) continue;
+      const d = keys[g] - min;
+      if (nulls[g] === 0 && d >= 0 && d < length && d === Math.floor(d)) {
+        next[d] = g;
+        moved++;
+      }
+    }
+    this.dense = next;
+    this.denseMin = min;
+    if (moved > 0) {
+      this.hashedGroups -= moved;
+      this.rehashInto(slots);
+    }
+    return true;
+  }
+
+  /**
    * singleNumericIds over NULL-free Int64 keys and a direct index starting at or above 0: the
    * offset is integer arithmetic on the low word (a key with a high word, or a low word that
    * reads negative, is ≥ 2^31 and lands outside the index), no double composed per row.
    */
-  private denseInt64Ids(pairs: Int32Array, n: number, ids: Int32Array, dense: Int32Array, scratch: Float64Array, one: Float64Array[], noNulls: null[]): void {
-    const min = this.denseMin;
-    const range = dense.length;
+  private denseInt64Ids(pairs: Int32Array, n: number, ids: Int32Array, scratch: Float64Array, one: Float64Array[], noNulls: null[]): void {
+    let dense = this.dense as Int32Array;
+    let min = this.denseMin;
+    let range = dense.length;
     for (let r = 0; r < n; r++) {
       const lo = pairs[2 * r];
-      const k = (lo - min) | 0;
+      let k = (lo - min) | 0;
+      if (pairs[2 * r + 1] === 0 && k >>> 0 >= range && lo >= 0 && this.widenDense(lo, true)) {
+        dense = this.dense as Int32Array;
+        min = this.denseMin;
+        range = dense.length;
+        k = (lo - min) | 0;
+      }
       if (pairs[2 * r + 1] === 0 && k >>> 0 < range) {
         let g = dense[k];
         if (g < 0) dense[k] = g = this.appendDenseGroup(lo);
@@ -650,6 +714,11 @@ export class GroupByHash {
     this.slots = slots;
   }
 
+  /** Groups the hash table holds; the others only the direct index (see singleNumericIds). */
+  get hashedGroupCount(): number {
+    return this.hashedGroups;
+  }
+
   memoryBytes(): number {
     return this.slots.byteLength + this.hashes.byteLength + (this.dense?.byteLength ?? 0) + this.keyValues.reduce((n, a) => n + a.byteLength + a.length, 0);
   }
@@ -657,6 +726,12 @@ export class GroupByHash {
 
 /** A direct index for keys over a range this small whatever the page's size (the first of Q11's partsupp splits: 4.5k rows over 28k partkeys). */
 const DENSE_ANY_RANGE = 1 << 16;
+/**
+ * A direct index widened for later keys (widenDense) may have this many slots per row grouped so
+ * far: 64 bytes a row, which a hash table's probing and rehashing cost more than in time (Q11's
+ * partsupp drivers: 11 slots a row).
+ */
+const DENSE_WIDEN_SLOTS_PER_ROW = 16;
 /** A direct index covers at most this many key values (16 MB). */
 const DENSE_MAX_RANGE = 1 << 22;
 
