@@ -71,6 +71,28 @@ describe('in-process engine API', () => {
     expect(info.state).toBe('FINISHED');
     expect(info.query).toBe('SELECT 42');
   });
+  it('answers the GET that reads a small statement\'s rows at once, as the final answer, its tasks FINISHED', async () => {
+    const manager = server.app.coordinator.manager;
+    const stays = { aborted: false, addEventListener() {}, removeEventListener() {} };
+    for (const sql of ['SELECT 1', "SELECT name FROM nation WHERE regionkey = 1 ORDER BY name"]) {
+      const { query } = manager.submit(sql, session, 'http://in-test');
+      // The POST's answer is out; the query runs in the microtasks after it, as after a real POST.
+      for (let i = 0; i < 50 && query.state !== 'RUNNING'; i++) await Promise.resolve();
+      await new Promise((r) => setImmediate(r));
+      // Reading the last rows finishes the execution in the same turn: no promise, no second GET.
+      const reply = query.answer(1, 1000, 1 << 20, stays);
+      expect(reply).not.toBeInstanceOf(Promise);
+      expect(reply.status).toBe(200);
+      const answer = (reply as { answer: { final: boolean; json: string | Buffer } }).answer;
+      expect(answer.final).toBe(true);
+      const body = JSON.parse(answer.json.toString()) as { stats: { state: string }; data: unknown[][]; nextUri?: string };
+      expect(body.stats.state).toBe('FINISHED');
+      expect(body.nextUri).toBeUndefined();
+      expect(body.data.length).toBe(sql === 'SELECT 1' ? 1 : 5);
+      expect(query.execution?.tasks.every((t) => t.state === 'FINISHED')).toBe(true);
+    }
+  });
+
   it('withdraws the state waits of polls that ended on their deadline', async () => {
     const manager = server.app.coordinator.manager;
     const query = manager.create('SELECT count(*) FROM lineitem a, lineitem b WHERE a.orderkey = b.orderkey AND a.quantity > b.quantity', session, 'http://in-test');

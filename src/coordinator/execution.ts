@@ -70,6 +70,39 @@ function rowsFlagged(flags: Uint8Array, rows: number, want: 0 | 1): Int32Array {
   return sel.subarray(0, k);
 }
 
+/** How a plan's stages read each other (see readerLayoutOf). */
+interface ReaderLayout {
+  /** Readers of each producing stage. */
+  readonly readers: ReadonlyMap<number, number>;
+  /** Consumer (`stage:childIndex` or `join id`) → its reader of the producer's buffer. */
+  readonly readerOf: ReadonlyMap<string, number>;
+}
+
+const readerLayouts = new WeakMap<QueryPlan, ReaderLayout>();
+
+/**
+ * A stage several consumers read (planned once for each use) gives each its own reader. Worked
+ * out once per plan: a cached plan hands every execution the same one.
+ */
+function readerLayoutOf(plan: QueryPlan): ReaderLayout {
+  let layout = readerLayouts.get(plan);
+  if (layout === undefined) {
+    const readers = new Map<number, number>();
+    const readerOf = new Map<string, number>();
+    const assign = (producer: number, consumer: string): void => {
+      const reader = readers.get(producer) ?? 0;
+      readers.set(producer, reader + 1);
+      readerOf.set(consumer, reader);
+    };
+    for (const s of plan.stages) {
+      s.children.forEach((c, i) => assign(c, `${s.stageId}:${i}`));
+      for (const b of s.builds) assign(b.stageId, `join ${b.joinId}`);
+    }
+    readerLayouts.set(plan, (layout = { readers, readerOf }));
+  }
+  return layout;
+}
+
 /** Whether a split's rows can be cut into views of its cached columns (pageRowRange); unread columns are undefined (onlyColumns). */
 function viewableRows(split: Split): boolean {
   return split.kind === 'pages' && split.pages.every((p) => p.columns.every((c) => c === undefined || rowsViewable(c)));
@@ -131,10 +164,14 @@ export class QueryExecution {
   private failure: EngineError | undefined;
   private readonly finishedPromise: Promise<void>;
   private resolveFinished!: () => void;
+  private isFinished = false;
+  /** Called in the turn the last task finishes (see onFinished). */
+  private readonly finishedCallbacks: (() => void)[] = [];
   private stopped = false;
-  private readonly joinTables = new Map<number, Promise<JoinTable>>();
+  /** Join id → its hash table (created on first use: most statements have no joins). */
+  private joinTables: Map<number, Promise<JoinTable>> | undefined;
   /** Consumer (`stage:childIndex` or `join id`) → its reader of the producer's buffer. */
-  private readonly readerOf = new Map<string, number>();
+  private readonly readerOf: ReadonlyMap<string, number>;
   private joinBytes = 0;
 
   constructor(
@@ -143,18 +180,9 @@ export class QueryExecution {
     private readonly ctx: ExecutionContext,
     private readonly onFailure: (e: EngineError) => void,
   ) {
-    // A stage several consumers read (planned once for each use) gives each its own reader.
-    const readers = new Map<number, number>();
-    const assign = (producer: number, consumer: string): void => {
-      const reader = readers.get(producer) ?? 0;
-      readers.set(producer, reader + 1);
-      this.readerOf.set(consumer, reader);
-    };
-    for (const s of plan.stages) {
-      s.children.forEach((c, i) => assign(c, `${s.stageId}:${i}`));
-      for (const b of s.builds) assign(b.stageId, `join ${b.joinId}`);
-    }
-    this.tasks = plan.stages.map((s) => new SqlTask(`${queryId}.${s.stageId}.0`, queryId, s.stageId, s.fragment, readers.get(s.stageId) ?? 1));
+    const layout = readerLayoutOf(plan);
+    this.readerOf = layout.readerOf;
+    this.tasks = plan.stages.map((s) => new SqlTask(`${queryId}.${s.stageId}.0`, queryId, s.stageId, s.fragment, layout.readers.get(s.stageId) ?? 1));
     this.finishedPromise = new Promise((resolve) => (this.resolveFinished = resolve));
   }
 
@@ -166,9 +194,19 @@ export class QueryExecution {
     return this.tasks.find((t) => t.stageId === stageId) as SqlTask;
   }
 
-  /** Resolves once every task has finished running (output may still be unread). */
+  /** Resolves once every task has finished: run, and its output read to the end (or dropped). */
   get finished(): Promise<void> {
     return this.finishedPromise;
+  }
+
+  /**
+   * Calls `callback` in the same turn as the last task finishes (at once when that happened
+   * already): a client's read of the last rows then moves its query on before it answers, where
+   * awaiting `finished` took it through seven promise reactions a statement.
+   */
+  onFinished(callback: () => void): void {
+    if (this.isFinished) callback();
+    else this.finishedCallbacks.push(callback);
   }
 
   start(): void {
@@ -180,17 +218,32 @@ export class QueryExecution {
     this.runAll(this.plan.stages);
   }
 
+  /**
+   * Runs every stage; the execution finishes when the last task does, that is once each stage has
+   * run (runStage never rejects: a failure fails the execution) and its output has been read to
+   * the end or dropped (whenDrained), in the turn of that last read.
+   */
   private runAll(stages: readonly StagePlan[]): void {
-    Promise.all(stages.map((s) => this.runStage(s)))
-      .catch((e: unknown) => this.fail(toEngineError(e)))
-      .finally(() => {
-        // Every stage is done: no driver probes a hash table any more. A finished query stays in
-        // the history (for /v1/query) and must not keep its hash tables alive with it.
-        this.joinTables.clear();
-        droppedSharedBytes(this.joinBytes + this.tasks.reduce((sum, t) => sum + t.outputBuffer.bytesAdded, 0));
-        this.joinBytes = 0;
-        this.resolveFinished();
-      });
+    let open = stages.length;
+    const taskFinished = (): void => {
+      if (--open === 0) this.finish();
+    };
+    for (const s of stages) {
+      const task = this.task(s.stageId);
+      void this.runStage(s).then(() => this.whenDrained(task, taskFinished));
+    }
+    if (open === 0) this.finish();
+  }
+
+  private finish(): void {
+    // Every stage is done: no driver probes a hash table any more. A finished query stays in the
+    // history (for /v1/query) and must not keep its hash tables alive with it.
+    this.joinTables = undefined;
+    droppedSharedBytes(this.joinBytes + this.tasks.reduce((sum, t) => sum + t.outputBuffer.bytesAdded, 0));
+    this.joinBytes = 0;
+    this.isFinished = true;
+    this.resolveFinished();
+    for (const callback of this.finishedCallbacks.splice(0)) callback();
   }
 
   /** The leaf-most scan stage (what a partial cancel stops). */
@@ -199,14 +252,15 @@ export class QueryExecution {
     return scans.length ? Math.max(...scans.map((s) => s.stageId)) : 0;
   }
 
-  private readonly partiallyCanceled = new Set<number>();
+  /** Stages partially canceled (created on first use). */
+  private partiallyCanceled: Set<number> | undefined;
   /** Per stage whose splits the workers claim themselves: [next split, stop flag] (see runClaimedSplits). */
   private readonly splitClaims = new Map<number, Int32Array>();
 
   /** Partial cancel: the stage schedules no more splits; what it produced still flows on. */
   cancelStage(stageId: number): boolean {
     if (!this.plan.stages.some((s) => s.stageId === stageId)) return false;
-    this.partiallyCanceled.add(stageId);
+    (this.partiallyCanceled ??= new Set()).add(stageId);
     const claim = this.splitClaims.get(stageId);
     if (claim) Atomics.store(claim, 1, 1);
     return true;
@@ -216,10 +270,16 @@ export class QueryExecution {
   cancel(state: 'CANCELED' | 'ABORTED' = 'CANCELED'): void {
     this.stopped = true;
     this.stopClaims();
+    // Each task's state before its buffer's abort, which finishes the task (whenDrained) at once.
     for (const t of this.tasks) {
-      t.outputBuffer.abort();
       t.setState(state);
+      t.outputBuffer.abort();
     }
+  }
+
+  /** Cancelled or failed: the execution ends without a complete result. */
+  get stoppedEarly(): boolean {
+    return this.stopped;
   }
 
   /** Workers claiming splits stop after the split they are running. */
@@ -233,11 +293,11 @@ export class QueryExecution {
     this.stopped = true;
     this.stopClaims();
     for (const t of this.tasks) {
-      t.outputBuffer.abort();
       if (!t.done) {
         t.failure = e;
         t.setState('FAILED');
       }
+      t.outputBuffer.abort();
     }
     this.onFailure(e);
   }
@@ -273,10 +333,11 @@ export class QueryExecution {
 
   /** The hash table of a build stage: its whole output, collected and hashed once. */
   private joinTable(build: BuildInput): Promise<JoinTable> {
-    let table = this.joinTables.get(build.joinId);
+    const tables = (this.joinTables ??= new Map());
+    let table = tables.get(build.joinId);
     if (!table) {
       table = this.buildTable(build);
-      this.joinTables.set(build.joinId, table);
+      tables.set(build.joinId, table);
     }
     return table;
   }
@@ -365,7 +426,6 @@ export class QueryExecution {
     task.completedDrivers += task.queuedDrivers;
     task.queuedDrivers = 0;
     await this.finishOutput(stage, task, joins);
-    await this.whenDrained(task);
   }
 
   /**
@@ -471,7 +531,7 @@ export class QueryExecution {
 
   /** Whether a scan stage starts no more drivers: stopped, output no longer read, partially canceled, or its LIMIT reached. */
   private stopsScheduling(stage: StagePlan, task: SqlTask, remaining: number): boolean {
-    return this.stopped || task.outputBuffer.isFinished || this.partiallyCanceled.has(stage.stageId) || remaining <= 0;
+    return this.stopped || task.outputBuffer.isFinished || this.partiallyCanceled?.has(stage.stageId) === true || remaining <= 0;
   }
 
   /** Records a driver and queues its pages, at most `remaining` rows of them; returns what remains. */
@@ -538,13 +598,19 @@ export class QueryExecution {
     return { table, sel: rowsFlagged(table.matched as Uint8Array, table.rowCount, want) };
   }
 
-  /** A task is FINISHED once its buffer has been read to the end. */
-  private async whenDrained(task: SqlTask): Promise<void> {
-    while (!task.done && task.outputBuffer.state !== 'FINISHED' && task.outputBuffer.state !== 'ABORTED') {
-      // Reading, acknowledging and aborting all wake the buffer's waiters.
-      await task.outputBuffer.waitForChange(Infinity);
+  /**
+   * A task is FINISHED once its buffer has been read to the end (or dropped): then `then` runs, in
+   * the turn of the read that drained it (reading, acknowledging and aborting all wake the buffer's
+   * waiters).
+   */
+  private whenDrained(task: SqlTask, then: () => void): void {
+    const state = task.outputBuffer.state;
+    if (!task.done && state !== 'FINISHED' && state !== 'ABORTED') {
+      task.outputBuffer.onNextChange(() => this.whenDrained(task, then));
+      return;
     }
     if (!task.done) task.setState('FINISHED');
+    then();
   }
 
   private async runExchangeTask(stage: StagePlan, task: SqlTask, joins: Joins): Promise<void> {
@@ -575,7 +641,6 @@ export class QueryExecution {
     task.runningDrivers = 0;
     task.completedDrivers = task.totalDrivers;
     await this.finishOutput(stage, task, joins);
-    await this.whenDrained(task);
   }
 
   /** A partitioned blocking stage (partitioned-stage.ts): one driver per partition on the pool, then the tail. */

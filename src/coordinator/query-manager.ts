@@ -258,9 +258,11 @@ export class QueryManager implements QueryDriver {
     query.execution = execution;
     if (query.done) return;
     query.transition('RUNNING');
+    // In the turn the client reads the last rows, so that its answer can already be the final one.
+    execution.onFinished(() => {
+      if (!query.done && !execution.stoppedEarly) query.transition('FINISHING');
+    });
     execution.start();
-    await execution.finished;
-    if (!query.done) query.transition('FINISHING');
   }
 
   private async planStatement(query: Query): Promise<QueryPlan | undefined> {

@@ -74,6 +74,10 @@ export interface StatementAnswer {
   readonly final: boolean;
 }
 
+export type AnswerResult = { readonly status: 200; readonly answer: StatementAnswer } | { readonly status: 404 | 410 };
+
+const answered = (answer: StatementAnswer): AnswerResult => ({ status: 200, answer });
+
 /** Hooks the manager gives a query: how to plan and run it, how to render stats and URIs. */
 export interface QueryDriver {
   process(query: Query): Promise<void>;
@@ -152,7 +156,8 @@ export class Query {
   execution: QueryExecution | undefined;
   /** For EXPLAIN ANALYZE and the like: rows produced on the coordinator instead of by tasks. */
   private lastToken = 0;
-  private lastAnswer: Promise<StatementAnswer> | undefined;
+  /** The answer to `lastToken` (a promise while it is being computed), for a retry of that token. */
+  private lastAnswer: StatementAnswer | Promise<StatementAnswer> | undefined;
   private lastFinal = false;
   private resultToken = 0;
   /** Rows of the page at resultToken already sent (a page larger than a batch is sent in parts). */
@@ -280,25 +285,33 @@ export class Query {
   /** The answer to POST: QUEUED, never rows. */
   initialAnswer(): StatementAnswer {
     const answer = this.buildAnswer(null, true);
-    this.lastAnswer = Promise.resolve(answer);
+    this.lastAnswer = answer;
     this.lastToken = 0;
     return answer;
   }
 
   /**
    * The answer for GET nextUri with `token`: the cached one when repeated, 410 for an older token,
-   * 404 for any other; otherwise waits (≤ maxWaitMs) for rows or a state change.
+   * 404 for any other; otherwise waits (≤ maxWaitMs) for rows or a state change. Given at once
+   * (no promise) when there is something to answer now: a small statement's GET then writes its
+   * answer within the read that brought the request.
    */
-  async answer(token: number, maxWaitMs: number, targetBytes: number, signal: ClientSignal): Promise<{ status: 200; answer: StatementAnswer } | { status: 404 | 410 }> {
+  answer(token: number, maxWaitMs: number, targetBytes: number, signal: ClientSignal): AnswerResult | Promise<AnswerResult> {
     this.lastHeartbeat = Date.now();
-    if (token === this.lastToken && this.lastAnswer) return { status: 200, answer: await this.lastAnswer };
+    const last = this.lastAnswer;
+    if (token === this.lastToken && last !== undefined) return last instanceof Promise ? last.then(answered) : answered(last);
     if (token < this.lastToken) return { status: 410 };
     if (token !== this.lastToken + 1 || this.lastFinal) return { status: 404 };
     this.lastToken = token;
     // A retry of this token while it is being computed waits for the same answer.
     const pending = this.compute(maxWaitMs, targetBytes, signal);
+    if (!(pending instanceof Promise)) return this.answered(pending);
     this.lastAnswer = pending;
-    const answer = await pending;
+    return pending.then((answer) => this.answered(answer));
+  }
+
+  private answered(answer: StatementAnswer): AnswerResult {
+    this.lastAnswer = answer;
     this.lastFinal = answer.final;
     this.lastHeartbeat = Date.now();
     if (answer.final) this.driver.finalAnswerSent?.(this);
@@ -346,20 +359,35 @@ export class Query {
     this.rowsReturned += out.length - before;
   }
 
-  private async compute(maxWaitMs: number, targetBytes: number, signal: ClientSignal): Promise<StatementAnswer> {
+  /** The next answer: at once when there is something to answer now, else after waiting for it (≤ maxWaitMs). */
+  private compute(maxWaitMs: number, targetBytes: number, signal: ClientSignal): StatementAnswer | Promise<StatementAnswer> {
     const deadline = Date.now() + maxWaitMs;
+    return this.answerNow(targetBytes, deadline, signal) ?? this.computeLater(targetBytes, deadline, signal);
+  }
+
+  private async computeLater(targetBytes: number, deadline: number, signal: ClientSignal): Promise<StatementAnswer> {
     for (;;) {
-      const rows = this.takeRows(targetBytes);
-      if (rows !== null || this.done || this.resultDrainedAndExecutionDone() || Date.now() >= deadline || signal.aborted) {
-        // The last rows may travel on the final answer (as Presto does; clients accept both): a
-        // small query then takes POST + one GET instead of POST + two GETs. Reading the last rows
-        // lets the root task finish within a few ticks: wait for that briefly.
-        if (rows !== null && this.resultDrained && this.state === 'RUNNING') await this.waitForFinishing();
-        this.finishIfDrained();
-        return this.buildAnswer(rows, false);
-      }
       await this.waitForProgress(Math.max(1, deadline - Date.now()), signal);
+      const answer = this.answerNow(targetBytes, deadline, signal);
+      if (answer !== undefined) return answer;
     }
+  }
+
+  /** The answer if there is one to give now (rows, the end, the deadline, the client gone); undefined to wait. */
+  private answerNow(targetBytes: number, deadline: number, signal: ClientSignal): StatementAnswer | Promise<StatementAnswer> | undefined {
+    const rows = this.takeRows(targetBytes);
+    if (rows === null && !this.done && !this.resultDrainedAndExecutionDone() && Date.now() < deadline && !signal.aborted) return undefined;
+    // The last rows may travel on the final answer (as Presto does; clients accept both): a small
+    // query then takes POST + one GET instead of POST + two GETs. Reading the last rows usually
+    // finishes the execution in the same turn (QueryExecution.onFinished); when a stage is still
+    // on its way to that, wait for it briefly.
+    if (rows !== null && this.resultDrained && this.state === 'RUNNING') return this.waitForFinishing().then(() => this.finalAnswer(rows));
+    return this.finalAnswer(rows);
+  }
+
+  private finalAnswer(rows: string | Buffer | null): StatementAnswer {
+    this.finishIfDrained();
+    return this.buildAnswer(rows, false);
   }
 
   /**

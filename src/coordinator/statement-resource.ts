@@ -1,10 +1,10 @@
 // The statement protocol: POST /v1/statement, GET and DELETE /v1/statement/{queryId}/{token}.
 // Session headers are read in any of the X-Engine-, X-Trino- and X-Presto- spellings.
 
-import { json, jsonText, noContent, text, type HttpRequest, type RouteRegistry } from '../http/types.js';
+import { json, jsonText, noContent, text, type HttpReply, type HttpRequest, type RouteRegistry } from '../http/types.js';
 import { parseDataSize, parseDuration } from '../util/wire-format.js';
 import type { QueryManager } from './query-manager.js';
-import type { HeaderPrefix, Session } from './query.js';
+import type { AnswerResult, HeaderPrefix, Session } from './query.js';
 
 const MAX_WAIT_MS = 1000;
 const DEFAULT_TARGET_RESULT_BYTES = 1024 * 1024;
@@ -132,6 +132,13 @@ function parseToken(raw: string): number | undefined {
   return /^\d{1,15}$/u.test(raw) ? Number(raw) : undefined;
 }
 
+function statementReply(result: AnswerResult): HttpReply {
+  if (result.status !== 200) {
+    return result.status === 410 ? text(410, 'Invalid token: data for this token was already acknowledged') : text(404, 'Query not found');
+  }
+  return jsonText(200, result.answer.json, result.answer.headers);
+}
+
 export function registerStatementRoutes(router: RouteRegistry, manager: QueryManager): void {
   router.add('POST', '/v1/statement', (req) => {
     const sql = req.body.toString('utf8');
@@ -140,15 +147,13 @@ export function registerStatementRoutes(router: RouteRegistry, manager: QueryMan
     return jsonText(200, answer.json, answer.headers);
   });
 
-  router.add('GET', '/v1/statement/:queryId/:token', async (req) => {
+  // Answered at once when the query has something to say now (rows, its end), else when it has.
+  router.add('GET', '/v1/statement/:queryId/:token', (req) => {
     const query = manager.get(req.params.queryId);
     const token = parseToken(req.params.token);
     if (!query || token === undefined) return text(404, 'Query not found');
-    const result = await query.answer(token, maxWaitOf(req), targetResultBytesOf(req), req.signal);
-    if (result.status !== 200) {
-      return result.status === 410 ? text(410, 'Invalid token: data for this token was already acknowledged') : text(404, 'Query not found');
-    }
-    return jsonText(200, result.answer.json, result.answer.headers);
+    const result = query.answer(token, maxWaitOf(req), targetResultBytesOf(req), req.signal);
+    return result instanceof Promise ? result.then(statementReply) : statementReply(result);
   });
 
   router.add('DELETE', '/v1/statement/:queryId/:token', (req) => {

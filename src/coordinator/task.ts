@@ -17,7 +17,7 @@ const INSTANCE_PREFIX = randomBytes(8).toString('hex');
 let instanceCounter = 0;
 
 export class SqlTask {
-  readonly taskInstanceId = `${INSTANCE_PREFIX}-${(instanceCounter++).toString(16).padStart(8, '0')}`;
+  private readonly instanceNumber = instanceCounter++;
   readonly outputBuffer: OutputBuffer;
   readonly createTime = Date.now();
   state: TaskState = 'PLANNED';
@@ -51,6 +51,11 @@ export class SqlTask {
     readers = 1,
   ) {
     this.outputBuffer = new OutputBuffer('0', readers);
+  }
+
+  /** Unique per task instance; written out only when a task is reported (TaskInfo, /v1/task headers). */
+  get taskInstanceId(): string {
+    return `${INSTANCE_PREFIX}-${this.instanceNumber.toString(16).padStart(8, '0')}`;
   }
 
   get done(): boolean {
