@@ -68,6 +68,19 @@ function stageStatsJson(query: Query, stageId: number): string {
 export function statementStatsJson(query: Query): string {
   const tasks = query.execution?.tasks ?? [];
   const now = query.endTime ?? Date.now();
+  // A POST's answer: nothing scheduled, no time passed. The same text for every such answer.
+  if (query.execution === undefined && now === query.createTime && (query.planningStartTime ?? now) === now) {
+    let text = unscheduledStats.get(query.state);
+    if (text === undefined) unscheduledStats.set(query.state, (text = statsJson(query, tasks, now)));
+    return text;
+  }
+  return statsJson(query, tasks, now);
+}
+
+/** statementStatsJson of a query with no tasks and no time passed, by state. */
+const unscheduledStats = new Map<string, string>();
+
+function statsJson(query: Query, tasks: readonly SqlTask[], now: number): string {
   let totalSplits = 0;
   let queuedSplits = 0;
   let runningSplits = 0;

@@ -55,13 +55,21 @@ export class HttpError extends Error {
   }
 }
 
-export function json(status: number, value: unknown, headers: Record<string, HeaderValue> = {}): HttpReply {
+export function json(status: number, value: unknown, headers?: Record<string, HeaderValue>): HttpReply {
   return jsonText(status, JSON.stringify(value), headers);
 }
 
+/** The headers of a JSON reply without others: one frozen object, whose lines the server renders once (reply-head.ts). */
+const JSON_HEADERS: Readonly<Record<string, HeaderValue>> = Object.freeze({ 'Content-Type': 'application/json' });
+
 /** A reply whose body is JSON text already. */
-export function jsonText(status: number, body: string | Uint8Array, headers: Record<string, HeaderValue> = {}): HttpReply {
-  return { status, headers: { 'Content-Type': 'application/json', ...headers }, body };
+export function jsonText(status: number, body: string | Uint8Array, headers?: Record<string, HeaderValue>): HttpReply {
+  return { status, headers: headers === undefined || isEmpty(headers) ? JSON_HEADERS : { 'Content-Type': 'application/json', ...headers }, body };
+}
+
+function isEmpty(headers: Record<string, HeaderValue>): boolean {
+  for (const name in headers) if (Object.hasOwn(headers, name)) return false;
+  return true;
 }
 
 export function text(status: number, body: string, headers: Record<string, HeaderValue> = {}): HttpReply {
