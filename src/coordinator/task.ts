@@ -81,7 +81,8 @@ export class SqlTask {
 
   /** Folds one driver's operator statistics into the task's. */
   recordDriver(result: DriverResult): void {
-    if (this.operatorStats.length === 0) this.operatorStats = result.stats.map((s) => ({ ...s }));
+    // The first driver's statistics become the task's (a driver's are its own, never used again).
+    if (this.operatorStats.length === 0) this.operatorStats = [...result.stats];
     else result.stats.forEach((s, i) => mergeOperatorStats(this.operatorStats[i], s));
     this.scheduledNanos += result.wallNanos;
     this.cpuNanos += result.cpuNanos;

@@ -63,8 +63,7 @@ export class Pipeline {
       sink(page);
     };
     // Build back to front so each operator knows its downstream.
-    const types: SqlType[][] = [fragment.inputTypes.slice()];
-    for (const spec of fragment.operators) types.push(operatorOutputTypes(spec, types[types.length - 1]));
+    const types = operatorInputTypes(fragment);
     let next = output;
     const built: Operator[] = [];
     for (let i = n - 1; i >= 0; i--) {
@@ -112,6 +111,22 @@ export class Pipeline {
   stats(): OperatorStats[] {
     return [this.sourceStats, ...this.operators.map((o) => o.stats), this.outputStats];
   }
+}
+
+const inputTypesByFragment = new WeakMap<FragmentSpec, readonly (readonly SqlType[])[]>();
+
+/**
+ * Each operator's input types (and, last, the fragment's output types), worked out once per
+ * fragment: a cached plan runs the same fragments again and again, a driver per split.
+ */
+function operatorInputTypes(fragment: FragmentSpec): readonly (readonly SqlType[])[] {
+  let types = inputTypesByFragment.get(fragment);
+  if (types === undefined) {
+    const list: SqlType[][] = [fragment.inputTypes.slice()];
+    for (const spec of fragment.operators) list.push(operatorOutputTypes(spec, list[list.length - 1]));
+    inputTypesByFragment.set(fragment, (types = list));
+  }
+  return types;
 }
 
 function createOperator(id: number, spec: OperatorSpec, input: readonly SqlType[], next: PageSink, joins: Readonly<Record<number, JoinTable>>): Operator {
