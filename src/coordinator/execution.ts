@@ -425,7 +425,8 @@ export class QueryExecution {
     // Splits skipped because a LIMIT was satisfied count as completed.
     task.completedDrivers += task.queuedDrivers;
     task.queuedDrivers = 0;
-    await this.finishOutput(stage, task, joins);
+    const owed = this.finishOutput(stage, task, joins);
+    if (owed !== undefined) await owed;
   }
 
   /**
@@ -552,9 +553,17 @@ export class QueryExecution {
    * pages. Without such rows this runs to the end synchronously, so a client woken by the last
    * page already finds the buffer complete and gets the last rows on the final answer.
    */
-  private async finishOutput(stage: StagePlan, task: SqlTask, joins: Joins): Promise<void> {
+  private finishOutput(stage: StagePlan, task: SqlTask, joins: Joins): void | Promise<void> {
+    if (stage.emitUnmatched || stage.emitMarked) return this.emitOwedRows(stage, task, joins).then(() => this.noMorePages(task));
+    this.noMorePages(task);
+  }
+
+  private async emitOwedRows(stage: StagePlan, task: SqlTask, joins: Joins): Promise<void> {
     if (stage.emitUnmatched) await this.emitUnmatched(stage, task, joins);
     if (stage.emitMarked) await this.emitMarked(stage, task);
+  }
+
+  private noMorePages(task: SqlTask): void {
     task.outputBuffer.setNoMorePages();
     if (!task.done) task.setState('FLUSHING');
   }
@@ -640,7 +649,8 @@ export class QueryExecution {
     if (this.stopped) return;
     task.runningDrivers = 0;
     task.completedDrivers = task.totalDrivers;
-    await this.finishOutput(stage, task, joins);
+    const owed = this.finishOutput(stage, task, joins);
+    if (owed !== undefined) await owed;
   }
 
   /** A partitioned blocking stage (partitioned-stage.ts): one driver per partition on the pool, then the tail. */

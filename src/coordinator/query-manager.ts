@@ -241,11 +241,20 @@ export class QueryManager implements QueryDriver {
     return this.textPoolPromise;
   }
 
-  /** Plans and runs a query (in a microtask after its POST answer is built, see Query.start). */
-  async process(query: Query): Promise<void> {
+  /**
+   * Plans and runs a query (see Query.start). With a cached plan all of it happens in this call;
+   * otherwise it goes on once the statement is planned (a promise then).
+   */
+  process(query: Query): void | Promise<void> {
     if (!query.transition('PLANNING')) return;
     query.boundSql ??= boundStatement(query);
-    const plan = this.plans.get(planKey(query)) ?? (await this.planStatement(query));
+    const cached = this.plans.get(planKey(query));
+    if (cached !== undefined) return this.run(query, cached);
+    return this.planStatement(query).then((plan) => this.run(query, plan));
+  }
+
+  /** Runs a planned query (nothing to run: a statement answered at planning). */
+  private run(query: Query, plan: QueryPlan | undefined): void {
     if (query.done) return;
     if (!plan) {
       query.transition('FINISHING');

@@ -80,7 +80,8 @@ const answered = (answer: StatementAnswer): AnswerResult => ({ status: 200, answ
 
 /** Hooks the manager gives a query: how to plan and run it, how to render stats and URIs. */
 export interface QueryDriver {
-  process(query: Query): Promise<void>;
+  /** Plans and runs the query: at once, or a promise when it waits for something (planning). */
+  process(query: Query): void | Promise<void>;
   /** StatementStats as JSON text (query-info.ts statementStatsJson). */
   statementStatsJson(query: Query): string;
   /** The client has received the query's final answer: it may leave the history from now on. */
@@ -235,7 +236,12 @@ export class Query {
    * TPC-H query 0.3–1 ms over HTTP; a microtask after a synchronous reply, 0.1–0.2 ms).
    */
   start(): void {
-    this.driver.process(this).catch((e: unknown) => this.fail(e));
+    try {
+      const processing = this.driver.process(this);
+      if (processing !== undefined) processing.catch((e: unknown) => this.fail(e));
+    } catch (e) {
+      this.fail(e);
+    }
   }
 
   /** columns() as JSON text, written once (the names and types do not change once known). */
