@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { dictionaryColumn, type Page, type VarcharColumn } from '../src/data/page.js';
 import { BIGINT, BOOLEAN, DATE, decimal, DOUBLE, INTEGER, INTERVAL_DAY_TIME, INTERVAL_YEAR_MONTH, REAL, SMALLINT, TIMESTAMP, TINYINT, UNKNOWN, VARCHAR, type SqlType } from '../src/data/types.js';
 import { columnFromNumbers, columnFromStrings } from '../src/exec/build-columns.js';
-import { encodeRows, encodeRowsJson, encodeRowsJsonBytes, JsonBytes, type JsonValue } from '../src/coordinator/result-encoding.js';
+import { encodeRows, encodeRowsJson, encodeRowsJsonBytes, JsonBytes, rowsAscii, type JsonValue } from '../src/coordinator/result-encoding.js';
 
 const n = 9;
 const nullEvery = (k: number): number[] => Array.from({ length: n }, (_, i) => (i % k === k - 1 ? 1 : 0));
@@ -68,4 +68,25 @@ describe('result rows as JSON text', () => {
       expect(none.length).toBe(0);
     });
   }
+});
+
+describe('rowsAscii: whether rows encode to ASCII text', () => {
+  const isAscii = (text: string): boolean => /^[\x00-\x7f]*$/.test(text);
+  it('agrees with the encoded text for every row range of plain strings; a dictionary counts whole', () => {
+    const { page: p, types } = page(false);
+    // Plain strings (and the numbers before them): exactly when the range's text is ASCII.
+    const plain: Page = { length: n, columns: p.columns.slice(0, 14) };
+    for (let start = 0; start < n; start++) {
+      for (let end = start; end <= n; end++) expect(rowsAscii(plain, start, end), `rows ${start}-${end}`).toBe(isAscii(encodeRowsJson(plain, types.slice(0, 14), start, end)));
+    }
+    // A dictionary with a non-ASCII entry: never ASCII, whichever entries the rows use (never wrong, only careful).
+    for (let end = 0; end <= n; end++) expect(rowsAscii(p, 0, end)).toBe(false);
+    // Numbers, booleans, dates, NULLs: ASCII whatever their values.
+    const numbersOnly: Page = { length: n, columns: p.columns.slice(0, 13) };
+    expect(rowsAscii(numbersOnly)).toBe(true);
+    const asciiDict = columnFromStrings(VARCHAR, ['a', 'b "c"'], 2) as VarcharColumn;
+    const dictPage: Page = { length: 3, columns: [dictionaryColumn(VARCHAR, Int32Array.from([0, 1, 0]), asciiDict)] };
+    expect(rowsAscii(dictPage)).toBe(true);
+    expect(isAscii(encodeRowsJson(dictPage, [VARCHAR]))).toBe(true);
+  });
 });

@@ -232,6 +232,25 @@ describe('columns and values', () => {
     expect(r.rows).toEqual([['a  ']]);
   });
 
+  it('sends non-ASCII values and column names as UTF-8 with their byte length, ASCII answers alike', async () => {
+    for (const sql of ["SELECT 'ünïcödé ✓ 🙂' AS \"naïve\", 'plain' AS p", "SELECT 'plain' AS p, 42 AS n"]) {
+      const post = await fetch(`${base}/v1/statement`, { method: 'POST', body: sql, headers: { 'X-Trino-User': 'u' } });
+      let next = ((await post.json()) as { nextUri?: string }).nextUri;
+      let last: { columns?: { name: string }[]; data?: unknown[][] } = {};
+      while (next) {
+        const res = await fetch(next);
+        const bytes = Buffer.from(await res.arrayBuffer());
+        expect(Number(res.headers.get('content-length'))).toBe(bytes.length);
+        last = JSON.parse(bytes.toString('utf8')) as typeof last & { nextUri?: string };
+        next = (last as { nextUri?: string }).nextUri;
+      }
+      if (sql.includes('naïve')) {
+        expect(last.columns?.map((c) => c.name)).toEqual(['naïve', 'p']);
+        expect(last.data).toEqual([['ünïcödé ✓ 🙂', 'plain']]);
+      } else expect(last.data).toEqual([['plain', 42]]);
+    }
+  });
+
   it('returns dbgen-exact tpch rows with their table types', async () => {
     const r = await runQuery(base, 'SELECT orderkey, custkey, orderstatus, totalprice, orderdate, orderpriority, shippriority FROM tpch.tiny.orders WHERE orderkey <= 3 ORDER BY orderkey');
     expect(r.error).toBeUndefined();

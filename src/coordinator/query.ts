@@ -6,7 +6,7 @@ import type { ClientSignal } from '../util/client-signal.js';
 import type { SqlType } from '../data/types.js';
 import { typeDisplayName, typeSignature, type TypeSignature } from '../data/types.js';
 import { EngineError, toEngineError } from '../util/engine-error.js';
-import { encodeRows, encodeRowsJson, encodeRowsJsonBytes, estimateJsonBytes, JsonBytes, type JsonValue } from './result-encoding.js';
+import { encodeRows, encodeRowsJson, encodeRowsJsonBytes, estimateJsonBytes, JsonBytes, rowsAscii, type JsonValue } from './result-encoding.js';
 import type { QueryExecution } from './execution.js';
 
 export type QueryState = 'QUEUED' | 'PLANNING' | 'STARTING' | 'RUNNING' | 'FINISHING' | 'FINISHED' | 'FAILED';
@@ -70,6 +70,8 @@ const STAYS: ClientSignal = { aborted: false, addEventListener() {}, removeEvent
 export interface StatementAnswer {
   /** The answer as JSON: text, or UTF-8 bytes when it carries a large batch of rows (see takeRows). */
   readonly json: string | Buffer;
+  /** The text holds only ASCII characters (its length is its byte count; see HttpReply.ascii). */
+  readonly ascii: boolean;
   readonly headers: Record<string, string>;
   readonly final: boolean;
 }
@@ -112,7 +114,7 @@ const LAST_ROWS_WAIT_MS = 20;
 const FINISHING_HOPS = 16;
 
 /** The columns' JSON text by the types array of the plan that produced them (see columnsJson). */
-const columnsTextOf = new WeakMap<readonly SqlType[], { readonly names: readonly string[]; readonly text: string }>();
+const columnsTextOf = new WeakMap<readonly SqlType[], { readonly names: readonly string[]; readonly text: string; readonly ascii: boolean }>();
 
 const JSON_SAFE = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 
@@ -122,6 +124,8 @@ function jsonString(s: string): string {
 }
 
 const quoted = (s: string): string => `"${s}"`;
+
+const NON_ASCII = /[^\x00-\x7f]/;
 
 /** The last base URL found to need no escaping in JSON (a client sends the same Host every time). */
 let lastJsonSafeBaseUrl = '';
@@ -167,6 +171,10 @@ export class Query {
   private readonly stateWaiters: (() => void)[] = [];
   rowsReturned = 0;
   private columnsText: string | undefined;
+  /** columnsText holds only ASCII (column names may not). */
+  private columnsAscii = true;
+  /** The rows the last takeRows encoded as text are ASCII. */
+  private rowsAscii = true;
   /** `{"id":…,"infoUri":…` of every answer, and the nextUri's JSON text without its token and closing quote. */
   private answerHead: string | undefined;
   /** The base URL and id need no escaping in JSON (urisJsonSafe), known once the first answer is built. */
@@ -250,10 +258,13 @@ export class Query {
       if (!this.names || !this.types) return undefined;
       // A reused plan hands every query the same names and types arrays: their text is kept with them.
       const known = columnsTextOf.get(this.types);
-      if (known?.names === this.names) this.columnsText = known.text;
-      else {
+      if (known?.names === this.names) {
+        this.columnsText = known.text;
+        this.columnsAscii = known.ascii;
+      } else {
         this.columnsText = JSON.stringify(this.columns());
-        columnsTextOf.set(this.types, { names: this.names, text: this.columnsText });
+        this.columnsAscii = !NON_ASCII.test(this.columnsText);
+        columnsTextOf.set(this.types, { names: this.names, text: this.columnsText, ascii: this.columnsAscii });
       }
     }
     return this.columnsText;
@@ -475,6 +486,7 @@ export class Query {
     let out = '';
     let rows = 0;
     let taken = 0;
+    let ascii = true;
     for (const [p, page] of read.pages.entries()) {
       // Stop after about targetBytes, splitting a page that is larger than what is left of the batch.
       const start = this.resultRowOffset;
@@ -485,7 +497,10 @@ export class Query {
         if (bytes !== null) {
           if (rows > 0) bytes.byte(0x2c);
           encodeRowsJsonBytes(page, this.types, bytes, start, end);
-        } else out += (rows > 0 ? ',' : '') + encodeRowsJson(page, this.types, start, end);
+        } else {
+          out += (rows > 0 ? ',' : '') + encodeRowsJson(page, this.types, start, end);
+          ascii &&= rowsAscii(page, start, end);
+        }
         rows += end - start;
       }
       taken += rowBytes * (end - start);
@@ -500,6 +515,7 @@ export class Query {
     root.outputBuffer.acknowledge(this.resultToken);
     if (read.complete && this.resultToken >= read.nextToken) this.resultDrained = true;
     this.rowsReturned += rows;
+    this.rowsAscii = ascii;
     if (rows === 0) return null;
     return bytes !== null ? bytes.toBuffer() : out;
   }
@@ -523,7 +539,8 @@ export class Query {
     }
     const columns = initial ? undefined : this.columnsJson();
     const error = this.errorBody();
-    let tail = error ? `,"error":${JSON.stringify(error)},"warnings":[]` : ',"warnings":[]';
+    const errorText = error ? JSON.stringify(error) : '';
+    let tail = error ? `,"error":${errorText},"warnings":[]` : ',"warnings":[]';
     if (this.updateType) tail += `,"updateType":${jsonString(this.updateType)}`;
     if (this.updateCount !== undefined) tail += `,"updateCount":${JSON.stringify(this.updateCount)}`;
     const before = `${head}${columns === undefined ? '' : `,"columns":${columns}`}`;
@@ -532,7 +549,15 @@ export class Query {
       typeof rows === 'string' || rows === null
         ? `${before}${rows === null ? '' : `,"data":[${rows}]`}${after}`
         : Buffer.concat([Buffer.from(`${before},"data":[`, 'utf8'), rows, Buffer.from(`]${after}`, 'utf8')]);
-    return { json, headers: this.done || this.state === 'FINISHING' ? this.sessionHeaders() : {}, final };
+    // URIs quoted as they are (urisSafe) and every other part checked or ASCII by construction.
+    const ascii =
+      typeof json === 'string' &&
+      this.urisSafe &&
+      (columns === undefined || this.columnsAscii) &&
+      (rows === null || this.rowsAscii) &&
+      !NON_ASCII.test(errorText) &&
+      (this.updateType === undefined || !NON_ASCII.test(this.updateType));
+    return { json, ascii, headers: this.done || this.state === 'FINISHING' ? this.sessionHeaders() : {}, final };
   }
 
   private sessionHeaders(): Record<string, string> {

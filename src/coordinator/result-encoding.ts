@@ -65,6 +65,33 @@ export function encodeRows(page: Page, types: readonly SqlType[], out: JsonValue
   }
 }
 
+/** Dictionaries whose every entry is ASCII, once checked (rowsAscii). */
+const asciiDictionaries = new WeakMap<VarcharColumn, boolean>();
+
+function bytesAscii(data: Uint8Array, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) if (data[i] > 0x7f) return false;
+  return true;
+}
+
+/**
+ * Whether rows [start, end) of a page encode (encodeRowsJson) to ASCII text: every value but a
+ * string is written in ASCII, and a string is when its UTF-8 bytes are (JSON escapes control
+ * characters as \u sequences).
+ */
+export function rowsAscii(page: Page, start = 0, end = page.length): boolean {
+  for (const col of page.columns) {
+    if (col.kind === 'varchar') {
+      if (!bytesAscii(col.data, col.offsets[start], col.offsets[end])) return false;
+    } else if (col.kind === 'dict') {
+      const dict = col.dictionary;
+      let ascii = asciiDictionaries.get(dict);
+      if (ascii === undefined) asciiDictionaries.set(dict, (ascii = bytesAscii(dict.data, dict.offsets[0], dict.offsets[dict.length])));
+      if (!ascii) return false;
+    }
+  }
+  return true;
+}
+
 /** A double as JSON text: as JSON.stringify writes a finite number, NaN and infinities as strings. */
 function doubleText(x: number): string {
   if (Number.isFinite(x)) return `${x}`;

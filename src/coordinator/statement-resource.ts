@@ -136,7 +136,7 @@ function statementReply(result: AnswerResult): HttpReply {
   if (result.status !== 200) {
     return result.status === 410 ? text(410, 'Invalid token: data for this token was already acknowledged') : text(404, 'Query not found');
   }
-  return jsonText(200, result.answer.json, result.answer.headers);
+  return jsonText(200, result.answer.json, result.answer.headers, result.answer.ascii);
 }
 
 export function registerStatementRoutes(router: RouteRegistry, manager: QueryManager): void {
@@ -144,7 +144,7 @@ export function registerStatementRoutes(router: RouteRegistry, manager: QueryMan
     const sql = req.body.toString('utf8');
     if (sql.trim() === '') return text(400, 'SQL statement is empty');
     const { answer } = manager.submit(sql, sessionFromRequest(req), req.baseUrl);
-    return jsonText(200, answer.json, answer.headers);
+    return jsonText(200, answer.json, answer.headers, answer.ascii);
   });
 
   // Answered at once when the query has something to say now (rows, its end), else when it has.

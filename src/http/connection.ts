@@ -377,6 +377,8 @@ export class Connection {
     if (this.socket.destroyed) return r.status;
     const body = head.withBody ? r.body : undefined;
     if (body === undefined || body.length === 0) this.socket.write(head.text, head.latin1 ? 'latin1' : 'utf8');
+    // An ASCII body goes out with the head as one latin1 copy (the head's obs-text bytes too).
+    else if (typeof body === 'string' && r.ascii === true) this.socket.write(head.text + body, 'latin1');
     else if (typeof body === 'string' && !head.latin1) this.socket.write(head.text + body);
     else {
       this.socket.cork();

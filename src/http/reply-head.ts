@@ -56,7 +56,7 @@ export function replyHead(reply: HttpReply, method: string, close: boolean, keep
   if (!noBody) {
     const body = reply.body ?? '';
     // A HEAD reply keeps the GET's Content-Length and sends no body.
-    text += `Content-Length: ${typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength}\r\n`;
+    text += `Content-Length: ${typeof body === 'string' ? (reply.ascii === true ? body.length : Buffer.byteLength(body)) : body.byteLength}\r\n`;
   }
   text += close ? 'Connection: close\r\n\r\n' : keepAliveHeader;
   return { text, latin1: lines.latin1, withBody: !noBody && method !== 'HEAD' };

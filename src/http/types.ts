@@ -32,6 +32,13 @@ export interface HttpReply {
   readonly status: number;
   readonly headers?: Readonly<Record<string, HeaderValue>>;
   readonly body?: string | Uint8Array;
+  /**
+   * The string body holds only ASCII characters, as its sender knows without looking: its length
+   * is its byte count and it is copied out as is, without a pass to count its UTF-8 bytes and
+   * another to encode them (statement answers). Never set it on a guess: other characters would be
+   * written wrong.
+   */
+  readonly ascii?: boolean;
 }
 
 export type Handler = (req: HttpRequest) => HttpReply | Promise<HttpReply>;
@@ -62,9 +69,9 @@ export function json(status: number, value: unknown, headers?: Record<string, He
 /** The headers of a JSON reply without others: one frozen object, whose lines the server renders once (reply-head.ts). */
 const JSON_HEADERS: Readonly<Record<string, HeaderValue>> = Object.freeze({ 'Content-Type': 'application/json' });
 
-/** A reply whose body is JSON text already. */
-export function jsonText(status: number, body: string | Uint8Array, headers?: Record<string, HeaderValue>): HttpReply {
-  return { status, headers: headers === undefined || isEmpty(headers) ? JSON_HEADERS : { 'Content-Type': 'application/json', ...headers }, body };
+/** A reply whose body is JSON text already; `ascii` as HttpReply.ascii. */
+export function jsonText(status: number, body: string | Uint8Array, headers?: Record<string, HeaderValue>, ascii = false): HttpReply {
+  return { status, headers: headers === undefined || isEmpty(headers) ? JSON_HEADERS : { 'Content-Type': 'application/json', ...headers }, body, ascii };
 }
 
 function isEmpty(headers: Record<string, HeaderValue>): boolean {
