@@ -137,4 +137,15 @@ describe('plan reuse through the server', () => {
     const t1 = await ok('SELECT CAST(now() AS varchar)', TPCH);
     expect(t1.rows[0][0]).not.toEqual(t0.rows[0][0]);
   });
+
+  it('random() draws a new value in every run of a reused plan and on every row, never folded at planning', async () => {
+    const draws = new Set<unknown>();
+    for (let i = 0; i < 4; i++) draws.add((await ok('SELECT random()', TPCH)).rows[0][0]);
+    expect(draws.size).toBe(4);
+    const perRow = await ok('SELECT count(DISTINCT r), min(r) >= 0, max(r) < 1 FROM (SELECT random() AS r FROM nation)', TPCH);
+    expect(perRow.rows).toEqual([[25, true, true]]);
+    // Constants around it still fold, and constant projections over VALUES still merge.
+    const mixed = await ok("SELECT random() < 2, 'a' || 'b'", TPCH);
+    expect(mixed.rows).toEqual([[true, 'ab']]);
+  });
 });

@@ -66,8 +66,12 @@ export function children(e: Expr): readonly Expr[] {
  * differ (random()): such a value is neither computed once for two uses nor shared between plans.
  */
 export function mentionsNondeterministic(json: string): boolean {
-  return json.includes('"name":"random"') || json.includes('"name":"rand"');
+  for (const name of NONDETERMINISTIC_FUNCTIONS) if (json.includes(`"name":"${name}"`)) return true;
+  return false;
 }
+
+/** Functions whose every evaluation may differ: never constant, never computed once for several uses. */
+const NONDETERMINISTIC_FUNCTIONS: ReadonlySet<string> = new Set(['random', 'rand']);
 
 /** Every input column an expression reads. */
 export function referencedColumns(e: Expr, into = new Set<number>()): Set<number> {
@@ -82,8 +86,15 @@ export function remapColumns(e: Expr, map: (index: number) => number): Expr {
   return mapChildren(e, (c) => remapColumns(c, map));
 }
 
+/**
+ * Whether an expression has one value whatever the row: no column, no outer reference and no
+ * function such as random() (folding `SELECT random()` at planning gave every run of the cached
+ * plan, and every row, one value).
+ */
 export function isConstant(e: Expr): boolean {
-  return e.kind !== 'column' && e.kind !== 'outerRef' && children(e).every(isConstant);
+  if (e.kind === 'column' || e.kind === 'outerRef') return false;
+  if (e.kind === 'call' && NONDETERMINISTIC_FUNCTIONS.has(e.name)) return false;
+  return children(e).every(isConstant);
 }
 
 /** Applies `f` to every direct child, rebuilding the node. */
