@@ -190,6 +190,15 @@ describe('plan choices', () => {
     }
   });
 
+  it('constant projections over VALUES become the VALUES rows (merge_project_with_values); random() stays a projection', async () => {
+    for (const sql of ["select 1, 'a' || 'b', 2 + 3", "values (1, 'x'), (2, 'y')"]) {
+      const text = await plan(sql);
+      expect(text).not.toMatch(/FilterAndProjectOperator/u);
+      expect(await plan(sql, 'merge_project_with_values')).toMatch(/FilterAndProjectOperator/u);
+    }
+    expect(await plan('select random(), 1')).toMatch(/FilterAndProjectOperator/u);
+  });
+
   it('a subquery with random() is not shared (each use draws its own values)', async () => {
     const text = await plan('select count(*) from (select random() r from nation) a, (select random() r from nation) b where a.r < b.r');
     expect(text.match(/tpch\.tiny\.nation/gu)).toHaveLength(2);

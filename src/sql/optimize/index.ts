@@ -4,6 +4,7 @@
 import type { PlanNode } from '../plan.js';
 import { distinctToGroupBy } from './distinct-to-group-by.js';
 import { foldConstants } from './fold-constants.js';
+import { mergeProjectWithValues } from './merge-project-with-values.js';
 import { reduceGroupKeys } from './group-key-dependencies.js';
 import { pruneColumns } from './prune-columns.js';
 import { rollUpAggregations } from './roll-up-aggregations.js';
@@ -11,6 +12,8 @@ import { semiJoinsFromJoins } from './semi-joins-from-joins.js';
 
 export const RULES: readonly { readonly name: string; readonly apply: (plan: PlanNode) => PlanNode }[] = [
   { name: 'fold_constants', apply: foldConstants },
+  // After folding: the projections it turned into literals merge into their VALUES rows.
+  { name: 'merge_project_with_values', apply: mergeProjectWithValues },
   // Before reduce_group_keys: the GROUP BY it adds may then be reduced too.
   { name: 'distinct_to_group_by', apply: distinctToGroupBy },
   { name: 'reduce_group_keys', apply: reduceGroupKeys },
