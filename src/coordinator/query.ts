@@ -549,6 +549,10 @@ export class Query {
       typeof rows === 'string' || rows === null
         ? `${before}${rows === null ? '' : `,"data":[${rows}]`}${after}`
         : Buffer.concat([Buffer.from(`${before},"data":[`, 'utf8'), rows, Buffer.from(`]${after}`, 'utf8')]);
+    // The answer stays cached for a retry (and with the query in the history): as one flat string,
+    // not the rope of ~100 pieces it was built as (5.7 against 0.6 KB kept for a SELECT 1 answer;
+    // reading a character is what makes V8 flatten it, and the write would copy it anyway).
+    if (typeof json === 'string') json.charCodeAt(0);
     // URIs quoted as they are (urisSafe) and every other part checked or ASCII by construction.
     const ascii =
       typeof json === 'string' &&
