@@ -78,7 +78,8 @@ export interface StatementAnswer {
 
 export type AnswerResult = { readonly status: 200; readonly answer: StatementAnswer } | { readonly status: 404 | 410 };
 
-const answered = (answer: StatementAnswer): AnswerResult => ({ status: 200, answer });
+/** A cached answer given again (a retry of its token): nothing about the query changes. */
+const repeated = (answer: StatementAnswer): AnswerResult => ({ status: 200, answer });
 
 /** Hooks the manager gives a query: how to plan and run it, how to render stats and URIs. */
 export interface QueryDriver {
@@ -110,7 +111,7 @@ const LARGE_BATCH_BYTES = 64 * 1024;
 
 /** How long an answer carrying the last rows waits for the query to finish, to be the final answer. */
 const LAST_ROWS_WAIT_MS = 20;
-/** Promise reactions waitForFinishing yields to before it arms a timer (SELECT 1 takes 7). */
+/** Promise reactions waitForFinishing yields to before it arms a timer (a stage a few reactions from ending). */
 const FINISHING_HOPS = 16;
 
 /** The columns' JSON text by the types array of the plan that produced them (see columnsJson). */
@@ -316,7 +317,7 @@ export class Query {
   answer(token: number, maxWaitMs: number, targetBytes: number, signal: ClientSignal): AnswerResult | Promise<AnswerResult> {
     this.lastHeartbeat = Date.now();
     const last = this.lastAnswer;
-    if (token === this.lastToken && last !== undefined) return last instanceof Promise ? last.then(answered) : answered(last);
+    if (token === this.lastToken && last !== undefined) return last instanceof Promise ? last.then(repeated) : repeated(last);
     if (token < this.lastToken) return { status: 410 };
     if (token !== this.lastToken + 1 || this.lastFinal) return { status: 404 };
     this.lastToken = token;
@@ -408,10 +409,10 @@ export class Query {
   }
 
   /**
-   * Waits (≤ LAST_ROWS_WAIT_MS) for the execution to finish once its last rows are read. Usually
-   * that is a chain of a few promise reactions (the root task's drained output ends its stage, the
-   * stages end the execution, the driver moves the query on): waited out by yielding to them, so
-   * that a small statement arms no timer; a timer only when they were not enough.
+   * Waits (≤ LAST_ROWS_WAIT_MS) for the execution to finish once its last rows are read, when the
+   * read did not finish it at once (a stage whose work ended a few promise reactions ago has not
+   * yet begun to wait for its drain): waited out by yielding to those reactions, so that such a
+   * statement arms no timer; a timer only when they were not enough.
    */
   private async waitForFinishing(): Promise<void> {
     for (let hop = 0; hop < FINISHING_HOPS && this.state === 'RUNNING'; hop++) await undefined;

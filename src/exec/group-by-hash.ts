@@ -493,7 +493,7 @@ export class GroupByHash {
       }
       const x = pairs === null ? (values as Float64Array)[r] : pairs[2 * r + 1] * 4294967296 + (pairs[2 * r] >>> 0);
       let d = x - denseMin;
-      if (dense !== null && !(d >= 0 && d < denseRange) && d === Math.floor(d) && this.widenDense(x, false)) {
+      if (dense !== null && !(d >= 0 && d < denseRange) && d === Math.floor(d) && this.widenDense(x)) {
         dense = this.dense as Int32Array;
         denseMin = this.denseMin;
         denseRange = dense.length;
@@ -517,12 +517,12 @@ export class GroupByHash {
    * German suppliers by part: 9k rows over 100k-140k partkeys, in pages whose first set the range
    * to a fraction of that, and half its rows took the hash path. The index at least
    * doubles each time and keeps the keys it had; groups the hash table held whose keys it now
-   * covers move into it, and the table is rebuilt without them. `nonNegative`: the start stays at
-   * or above 0 (the Int64 fast path reads keys by their low words).
+   * covers move into it, and the table is rebuilt without them. An index starting at or above 0
+   * keeps doing so while the keys are (the Int64 fast path reads keys by their low words).
    */
-  private widenDense(x: number, nonNegative: boolean): boolean {
+  private widenDense(x: number): boolean {
     const dense = this.dense;
-    if (dense === null || dense === undefined || (nonNegative && x < 0)) return false;
+    if (dense === null || dense === undefined) return false;
     const lo = Math.min(this.denseMin, x);
     const hi = Math.max(this.denseMin + dense.length - 1, x);
     const needed = hi - lo + 1;
@@ -569,7 +569,7 @@ export class GroupByHash {
     for (let r = 0; r < n; r++) {
       const lo = pairs[2 * r];
       let k = (lo - min) | 0;
-      if (pairs[2 * r + 1] === 0 && k >>> 0 >= range && lo >= 0 && this.widenDense(lo, true)) {
+      if (pairs[2 * r + 1] === 0 && k >>> 0 >= range && lo >= 0 && this.widenDense(lo)) {
         dense = this.dense as Int32Array;
         min = this.denseMin;
         range = dense.length;
