@@ -50,7 +50,7 @@ describe('concatPages', () => {
 
 describe('sorting dictionary columns', () => {
   it('ranks dictionary entries once: repeated entries tie, NULLs first or last, both directions', async () => {
-    const { sortedIndices } = await import('../src/exec/operators/order-by.js');
+    const { sortedIndices } = await import('../src/exec/sort-ranks.js');
     // Entries 0 and 3 are the same string; row 4 is NULL.
     const dictionary = dict(['b', 'a', 'c', 'b']);
     const indices = Int32Array.of(3, 1, 2, 0, 1, 0);

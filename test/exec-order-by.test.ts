@@ -1,10 +1,12 @@
-// Row order of ORDER BY keys (sortedIndices): numeric keys ranked by sorting and binary search,
-// checked against a plain stable comparison sort.
+// Row order of ORDER BY keys (sortedIndices): numbers ranked by counting (small integer ranges) or
+// by sorting and binary search, strings by their interned bytes; checked against a plain stable
+// comparison sort.
 
 import { describe, expect, it } from 'vitest';
 import { DOUBLE, INTEGER, VARCHAR } from '../src/data/types.js';
 import { columnFromNumbers, columnFromStrings } from '../src/exec/build-columns.js';
-import { sortedIndices, topIndices } from '../src/exec/operators/order-by.js';
+import { topIndices } from '../src/exec/operators/order-by.js';
+import { sortedIndices } from '../src/exec/sort-ranks.js';
 
 /** Trino's order: NaN above every number, -0 equal to 0, NULLs first or last as asked; ties in input order. */
 function expected(values: (number | null)[], ascending: boolean, nullsFirst: boolean): number[] {
@@ -42,6 +44,51 @@ describe('sortedIndices over a numeric key', () => {
     const want = a.map((_, i) => i).sort((x, y) => b[y] - b[x] || a[x] - a[y] || x - y);
     expect([...sortedIndices(p, [{ index: 1, ascending: false, nullsFirst: false }, { index: 0, ascending: true, nullsFirst: false }])]).toEqual(want);
   });
+});
+
+describe('sortedIndices over integer and varchar keys (ranked by counting and by interned bytes)', () => {
+  // A plain stable comparison sort of the same values is the reference.
+  const n = 4000;
+  const small = Array.from({ length: n }, (_, i) => (i % 29 === 0 ? null : i % 31 === 0 ? -0 : ((i * 37) % 41) - 20));
+  const wide = Array.from({ length: n }, (_, i) => (i % 3 === 0 ? 2 ** 40 + i : -(2 ** 35) + ((i * 7919) % 997)));
+  const text = Array.from({ length: n }, (_, i) => (i % 23 === 0 ? null : ['b', 'a', 'ä', 'B', '', 'ab', 'a\u0000', '日本', 'aa'][(i * 5) % 9]));
+  const page = {
+    length: n,
+    columns: [
+      columnFromNumbers(INTEGER, small.map((v) => v ?? 0), small.map((v) => (v === null ? 1 : 0)), n),
+      columnFromNumbers(DOUBLE, wide, null, n),
+      columnFromStrings(VARCHAR, text, n),
+    ],
+  };
+  const values: readonly (readonly (number | string | null)[])[] = [small, wide, text];
+  function reference(keys: readonly { index: number; ascending: boolean; nullsFirst: boolean }[]): number[] {
+    return Array.from({ length: n }, (_, i) => i).sort((x, y) => {
+      for (const k of keys) {
+        const a = values[k.index][x];
+        const b = values[k.index][y];
+        if (a === null || b === null) {
+          if (a === b) continue;
+          return (a === null) === k.nullsFirst ? -1 : 1;
+        }
+        const c = a < b ? -1 : a > b ? 1 : 0;
+        if (c !== 0) return k.ascending ? c : -c;
+      }
+      return x - y;
+    });
+  }
+  const orders = [
+    [{ index: 0, ascending: true, nullsFirst: false }],
+    [{ index: 0, ascending: false, nullsFirst: true }],
+    [{ index: 2, ascending: true, nullsFirst: true }],
+    [{ index: 2, ascending: false, nullsFirst: false }, { index: 0, ascending: true, nullsFirst: false }],
+    [{ index: 1, ascending: false, nullsFirst: false }],
+    [{ index: 0, ascending: false, nullsFirst: false }, { index: 2, ascending: true, nullsFirst: false }, { index: 1, ascending: true, nullsFirst: false }],
+  ];
+  for (const [k, keys] of orders.entries()) {
+    it(`order ${k} equals a comparison sort (NULLs, -0, ties in input order, multi-byte text)`, () => {
+      expect([...sortedIndices(page, keys)]).toEqual(reference(keys));
+    });
+  }
 });
 
 describe('topIndices: the first N rows of the order without sorting the rest', () => {

@@ -8,7 +8,7 @@ import type { AggregateSpec } from './specs.js';
 import { EngineError } from '../util/engine-error.js';
 import { anyValues, isStringColumn, nullFlags, numericValues, stringValues } from './column-readers.js';
 import { columnFromNumbers, columnFromStrings } from './build-columns.js';
-import { hashNumber } from './join-table.js';
+import { DistinctPairs } from './distinct-pairs.js';
 
 export interface Accumulator {
   /** Raw input: argument columns (already filtered by `mask` when a FILTER clause applies); group ids are below `groupCount`. */
@@ -795,14 +795,6 @@ class FirstBytesAccumulator implements Accumulator {
   }
 }
 
-/** Hash of a (group, value) pair, mixed so that its low bits (the slot) depend on every input bit. */
-function pairHash(g: number, v: number): number {
-  let h = hashNumber(v) ^ Math.imul(g + 0x632be5ab, 0x9e3779b1);
-  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
-  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
-  return (h ^ (h >>> 16)) >>> 0;
-}
-
 /**
  * max_by(x, y) / min_by(x, y): per group, x of the row with the largest (smallest) y; rows whose y
  * is NULL are skipped, x may be NULL. The first row wins ties. State: the chosen x and y.
@@ -983,11 +975,8 @@ class ListaggAccumulator implements Accumulator {
 
 /** Feeds the wrapped accumulator only the first occurrence of each value per group (single step only). */
 class DistinctAccumulator implements Accumulator {
-  /** Seen (group, value) pairs: open addressing over typed arrays; strings are interned to numbers first. */
-  private slots = new Int32Array(1024).fill(-1);
-  private pairGroups = new Int32Array(512);
-  private pairValues = new Float64Array(512);
-  private pairs = 0;
+  /** Seen (group, value) pairs; strings are interned to numbers first. */
+  private readonly seen = new DistinctPairs();
   private readonly stringIds = new Map<string, number>();
 
   constructor(
@@ -1010,65 +999,11 @@ class DistinctAccumulator implements Accumulator {
     return out;
   }
 
-  /** Adds (g, v); true when it was not there yet. */
-  private insert(g: number, v: number): boolean {
-    const mask = this.slots.length - 1;
-    let slot = pairHash(g, v) & mask;
-    const slots = this.slots;
-    const groups = this.pairGroups;
-    const values = this.pairValues;
-    for (;;) {
-      const p = slots[slot];
-      if (p < 0) break;
-      // Values are canonical (-0 → 0, one NaN): === plus NaN's self-inequality decides.
-      if (groups[p] === g && (values[p] === v || (v !== v && values[p] !== values[p]))) return false;
-      slot = (slot + 1) & mask;
-    }
-    const p = this.pairs++;
-    groups[p] = g;
-    values[p] = v;
-    slots[slot] = p;
-    return true;
-  }
-
-  /** Room for `more` new pairs: arrays and slots (kept at most half full) grown once, up front. */
-  private reserve(more: number): void {
-    const need = this.pairs + more;
-    if (need > this.pairGroups.length) {
-      let size = this.pairGroups.length;
-      while (size < need) size *= 2;
-      const groups = new Int32Array(size);
-      groups.set(this.pairGroups.subarray(0, this.pairs));
-      this.pairGroups = groups;
-      const values = new Float64Array(size);
-      values.set(this.pairValues.subarray(0, this.pairs));
-      this.pairValues = values;
-    }
-    if (need * 2 <= this.slots.length) return;
-    let size = this.slots.length;
-    while (size < need * 2) size *= 2;
-    // Grow and re-insert every pair.
-    this.slots = new Int32Array(size).fill(-1);
-    const mask = size - 1;
-    for (let q = 0; q < this.pairs; q++) {
-      let s = pairHash(this.pairGroups[q], this.pairValues[q]) & mask;
-      while (this.slots[s] >= 0) s = (s + 1) & mask;
-      this.slots[s] = q;
-    }
-  }
-
   update(groups: Int32Array, n: number, args: readonly Column[], mask: Uint8Array | null, groupCount: number): void {
     const values = this.codes(args[0]);
     const nulls = nullFlags(args[0]);
     const keep = new Uint8Array(n);
-    this.reserve(n);
-    for (let i = 0; i < n; i++) {
-      if ((mask !== null && mask[i] === 0) || (nulls !== null && nulls[i] === 1)) continue;
-      // -0 and 0 are one value; NaN is one value (Object.is compares them so).
-      const x = values[i];
-      const v = x === 0 ? 0 : x !== x ? NaN : x;
-      if (this.insert(groups[i], v)) keep[i] = 1;
-    }
+    this.seen.add(groups, values, mask, nulls, keep, n, groupCount);
     this.inner.update(groups, n, args, keep, groupCount);
   }
 
@@ -1085,7 +1020,7 @@ class DistinctAccumulator implements Accumulator {
   }
 
   memoryBytes(): number {
-    return this.inner.memoryBytes() + this.slots.byteLength + this.pairGroups.byteLength + this.pairValues.byteLength + this.stringIds.size * 48;
+    return this.inner.memoryBytes() + this.seen.bytes + this.stringIds.size * 48;
   }
 }
 

@@ -4,7 +4,8 @@
 import type { Page } from '../../data/page.js';
 import type { SqlType } from '../../data/types.js';
 import type { SortKey } from '../../sql/plan.js';
-import { isStringColumn, nullFlags, numericValues, stringValues } from '../column-readers.js';
+import { nullFlags, numericValues } from '../column-readers.js';
+import { keyRanks, sortedIndices } from '../sort-ranks.js';
 import { concatPages } from '../concat.js';
 import { gatherColumn } from '../gather.js';
 import { emptyOperatorStats, nowNanos, recordInput, recordOutput, type OperatorStats } from '../metrics.js';
@@ -131,125 +132,4 @@ function rowComparator(page: Page, keys: readonly SortKey[]): (a: number, b: num
     }
     return a - b;
   };
-}
-
-/**
- * Row order for the sort keys: each key becomes dense ranks (direction and NULL placement applied),
- * and when all ranks and the row index fit one exact double the rows sort as plain numbers (the
- * engine's native numeric sort); otherwise by comparing rank arrays. Ties keep input order.
- */
-export function sortedIndices(page: Page, keys: readonly SortKey[]): Int32Array {
-  const n = page.length;
-  const ranks = keys.map((k) => keyRanks(page, k, n));
-  let span = n;
-  for (const r of ranks) span *= r.count;
-  const perm = new Int32Array(n);
-  if (span < Number.MAX_SAFE_INTEGER) {
-    const packed = new Float64Array(n);
-    for (let i = 0; i < n; i++) {
-      let x = 0;
-      for (const r of ranks) x = x * r.count + r.ranks[i];
-      packed[i] = x * n + i;
-    }
-    packed.sort();
-    for (let j = 0; j < n; j++) perm[j] = packed[j] % n;
-    return perm;
-  }
-  for (let i = 0; i < n; i++) perm[i] = i;
-  perm.sort((a, b) => {
-    for (const r of ranks) {
-      const c = r.ranks[a] - r.ranks[b];
-      if (c !== 0) return c;
-    }
-    return a - b;
-  });
-  return perm;
-}
-
-/** Ranks 0..count-1 of one sort key per row, in the key's order (direction, NULLs first or last). */
-function keyRanks(page: Page, key: SortKey, n: number): { ranks: Int32Array; count: number } {
-  const col = page.columns[key.index];
-  const nulls = nullFlags(col);
-  const hasNull = nulls !== null && nulls.includes(1);
-  if (col.kind !== 'dict') return valueRanks(isStringColumn(col) ? stringValues(col) : numericValues(col), nulls, hasNull, key);
-  // A dictionary's strings are ranked once and rows take their entry's rank (equal strings share
-  // one), without decoding a string per row.
-  const entries = valueRanks(stringValues(col.dictionary), null, hasNull, key);
-  const ranks = new Int32Array(n);
-  for (let i = 0; i < n; i++) ranks[i] = nulls !== null && nulls[i] === 1 ? entries.nullRank : entries.ranks[col.indices[i]];
-  return { ranks, count: entries.count };
-}
-
-/**
- * Dense ranks of `values` (NULL where `nulls` says) in the key's order; `hasNull` places the NULL
- * rank first or last (and counts it) even when these values hold none.
- */
-function valueRanks(values: ArrayLike<number> | readonly string[], nulls: Uint8Array | null, hasNull: boolean, key: SortKey): { ranks: Int32Array; count: number; nullRank: number } {
-  const n = values.length;
-  if (n > 0 && typeof values[0] === 'number') return numberRanks(values as ArrayLike<number>, nulls, hasNull, key);
-  // Map keys compare as SameValueZero: -0 and 0 are one value, and so is NaN.
-  const rank = new Map<number | string, number>();
-  for (let i = 0; i < n; i++) if (nulls === null || nulls[i] === 0) rank.set(values[i], 0);
-  const distinct: (number | string)[] =
-    typeof values[0] === 'string'
-      ? [...rank.keys()].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0))
-      : // Numeric order with NaN above every other value, as in Trino.
-        Array.from(Float64Array.from(rank.keys() as Iterable<number>).sort());
-  const d = distinct.length;
-  // NULLs take rank 0 (first) or d (last); values shift by one when NULLs come first.
-  const shift = hasNull && key.nullsFirst ? 1 : 0;
-  distinct.forEach((v, r) => rank.set(v, (key.ascending ? r : d - 1 - r) + shift));
-  const nullRank = key.nullsFirst ? 0 : d;
-  const ranks = new Int32Array(n);
-  for (let i = 0; i < n; i++) {
-    if (nulls !== null && nulls[i] === 1) ranks[i] = nullRank;
-    else ranks[i] = rank.get(values[i]) as number;
-  }
-  return { ranks, count: d + (hasNull ? 1 : 0), nullRank };
-}
-
-/**
- * valueRanks of numbers: the values sorted natively and made distinct, each row's rank found by
- * binary search (Q3's top 10 of 11k revenues: a Map of every value was ~100 ns a row). -0 and 0
- * are one value, every NaN one value above all others (Float64Array's sort puts them last).
- */
-function numberRanks(values: ArrayLike<number>, nulls: Uint8Array | null, hasNull: boolean, key: SortKey): { ranks: Int32Array; count: number; nullRank: number } {
-  const n = values.length;
-  const sorted = new Float64Array(n);
-  let m = 0;
-  for (let i = 0; i < n; i++) if (nulls === null || nulls[i] === 0) sorted[m++] = values[i];
-  const distinct = sorted.subarray(0, m).sort();
-  let d = 0;
-  for (let i = 0; i < m; i++) {
-    const v = distinct[i];
-    const prev = d > 0 ? distinct[d - 1] : 0;
-    if (d === 0 || !(v === prev || (v !== v && prev !== prev))) distinct[d++] = v;
-  }
-  const nanRank = d > 0 && distinct[d - 1] !== distinct[d - 1] ? d - 1 : -1;
-  const shift = hasNull && key.nullsFirst ? 1 : 0;
-  const nullRank = key.nullsFirst ? 0 : d;
-  const ranks = new Int32Array(n);
-  for (let i = 0; i < n; i++) {
-    if (nulls !== null && nulls[i] === 1) {
-      ranks[i] = nullRank;
-      continue;
-    }
-    const v = values[i];
-    let r: number;
-    if (v !== v) r = nanRank;
-    else {
-      // The first distinct value not below v: v itself (-0 finds 0 and 0 finds -0; a NaN at the
-      // end is never below anything).
-      let lo = 0;
-      let hi = d;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if (distinct[mid] < v) lo = mid + 1;
-        else hi = mid;
-      }
-      r = lo;
-    }
-    ranks[i] = (key.ascending ? r : d - 1 - r) + shift;
-  }
-  return { ranks, count: d + (hasNull ? 1 : 0), nullRank };
 }

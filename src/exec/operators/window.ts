@@ -12,7 +12,7 @@ import { isStringColumn, nullFlags, numericValues, stringValues } from '../colum
 import { concatPages } from '../concat.js';
 import { emptyOperatorStats, nowNanos, recordInput, recordOutput, type OperatorStats } from '../metrics.js';
 import type { WindowFunctionSpec } from '../specs.js';
-import { sortedIndices } from './order-by.js';
+import { sortedIndices } from '../sort-ranks.js';
 import type { Operator, PageSink } from './operator.js';
 
 type Values = { nums: Float64Array | null; strs: string[] | null; nulls: Uint8Array | null };
