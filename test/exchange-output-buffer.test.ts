@@ -42,6 +42,31 @@ describe('OutputBuffer', () => {
     expect(b.state).toBe('FINISHED');
   });
 
+  it('retire: a finished, drained buffer drops its storage and still answers as finished; others keep theirs', () => {
+    const done = new OutputBuffer();
+    done.enqueue(page(2));
+    done.setNoMorePages();
+    done.read(1, 1 << 20);
+    done.retire();
+    expect(done.state).toBe('FINISHED');
+    expect(done.read(1, 1 << 20)).toEqual({ pages: [], token: 1, nextToken: 1, complete: true });
+    done.enqueue(page(5));
+    expect(done.rowsAdded).toBe(2);
+
+    // Open, or finished with pages nobody read: retire leaves it as it is.
+    const open = new OutputBuffer();
+    open.enqueue(page(3));
+    open.retire();
+    open.enqueue(page(4));
+    open.setNoMorePages();
+    expect(open.read(0, 1 << 20).pages.map((p) => p.length)).toEqual([3, 4]);
+    const unread = new OutputBuffer();
+    unread.enqueue(page(6));
+    unread.setNoMorePages();
+    unread.retire();
+    expect(unread.read(0, 1 << 20).pages.map((p) => p.length)).toEqual([6]);
+  });
+
   it('two readers: a page stays until both have acknowledged it, each reads every page', () => {
     const b = new OutputBuffer('0', 2);
     b.enqueue(page(1));

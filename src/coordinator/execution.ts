@@ -17,6 +17,7 @@ import type { SqlType } from '../data/types.js';
 import { buildJoinTable, joinTableBytes, type JoinTable } from '../exec/join-table.js';
 import { gatherColumn, gatherPage, nullColumn, sliceColumn } from '../exec/gather.js';
 import { nowNanos } from '../exec/metrics.js';
+import { flat } from '../util/flat-string.js';
 import { adaptPartialAggregation, operatorOutputTypes, rowsDivisible, Pipeline, runPipeline, type DriverResult } from '../exec/pipeline.js';
 import type { WorkerPool } from '../exec/pool.js';
 import { isBlocking, type FragmentSpec } from '../exec/specs.js';
@@ -165,8 +166,8 @@ export class QueryExecution {
   private readonly finishedPromise: Promise<void>;
   private resolveFinished!: () => void;
   private isFinished = false;
-  /** Called in the turn the last task finishes (see onFinished). */
-  private readonly finishedCallbacks: (() => void)[] = [];
+  /** Called in the turn the last task finishes (see onFinished); created on first use. */
+  private finishedCallbacks: (() => void)[] | undefined;
   private stopped = false;
   /** Join id → its hash table (created on first use: most statements have no joins). */
   private joinTables: Map<number, Promise<JoinTable>> | undefined;
@@ -182,7 +183,7 @@ export class QueryExecution {
   ) {
     const layout = readerLayoutOf(plan);
     this.readerOf = layout.readerOf;
-    this.tasks = plan.stages.map((s) => new SqlTask(`${queryId}.${s.stageId}.0`, queryId, s.stageId, s.fragment, layout.readers.get(s.stageId) ?? 1));
+    this.tasks = plan.stages.map((s) => new SqlTask(flat(`${queryId}.${s.stageId}.0`), queryId, s.stageId, s.fragment, layout.readers.get(s.stageId) ?? 1));
     this.finishedPromise = new Promise((resolve) => (this.resolveFinished = resolve));
   }
 
@@ -206,7 +207,7 @@ export class QueryExecution {
    */
   onFinished(callback: () => void): void {
     if (this.isFinished) callback();
-    else this.finishedCallbacks.push(callback);
+    else (this.finishedCallbacks ??= []).push(callback);
   }
 
   start(): void {
@@ -243,7 +244,14 @@ export class QueryExecution {
     this.joinBytes = 0;
     this.isFinished = true;
     this.resolveFinished();
-    for (const callback of this.finishedCallbacks.splice(0)) callback();
+    const callbacks = this.finishedCallbacks;
+    this.finishedCallbacks = undefined;
+    if (callbacks !== undefined) for (const callback of callbacks) callback();
+  }
+
+  /** Lets go of the finished tasks' wait lists and buffer storage (Query.retire). */
+  retire(): void {
+    if (this.isFinished) for (const t of this.tasks) t.retire();
   }
 
   /** The leaf-most scan stage (what a partial cancel stops). */
@@ -255,13 +263,13 @@ export class QueryExecution {
   /** Stages partially canceled (created on first use). */
   private partiallyCanceled: Set<number> | undefined;
   /** Per stage whose splits the workers claim themselves: [next split, stop flag] (see runClaimedSplits). */
-  private readonly splitClaims = new Map<number, Int32Array>();
+  private splitClaims: Map<number, Int32Array> | undefined;
 
   /** Partial cancel: the stage schedules no more splits; what it produced still flows on. */
   cancelStage(stageId: number): boolean {
     if (!this.plan.stages.some((s) => s.stageId === stageId)) return false;
     (this.partiallyCanceled ??= new Set()).add(stageId);
-    const claim = this.splitClaims.get(stageId);
+    const claim = this.splitClaims?.get(stageId);
     if (claim) Atomics.store(claim, 1, 1);
     return true;
   }
@@ -284,7 +292,7 @@ export class QueryExecution {
 
   /** Workers claiming splits stop after the split they are running. */
   private stopClaims(): void {
-    for (const claim of this.splitClaims.values()) Atomics.store(claim, 1, 1);
+    if (this.splitClaims !== undefined) for (const claim of this.splitClaims.values()) Atomics.store(claim, 1, 1);
   }
 
   private fail(e: EngineError): void {
@@ -443,7 +451,7 @@ export class QueryExecution {
     const textPool = await this.textPoolFor(prepared);
     if (this.stopped) return;
     const claim = new Int32Array(new SharedArrayBuffer(8));
-    this.splitClaims.set(stage.stageId, claim);
+    (this.splitClaims ??= new Map()).set(stage.stageId, claim);
     task.runningDrivers = splits.length;
     task.queuedDrivers = 0;
     try {
@@ -470,7 +478,7 @@ export class QueryExecution {
       }
       this.checkMemory();
     } finally {
-      this.splitClaims.delete(stage.stageId);
+      this.splitClaims?.delete(stage.stageId);
       // Every split counts as completed, also those never claimed (stopped), as skipped ones do.
       task.runningDrivers = 0;
       task.completedDrivers += splits.length;

@@ -203,6 +203,7 @@ export class QueryManager implements QueryDriver {
    * promoted by every scavenge and cost the main thread its GC time and tail latency.
    */
   finalAnswerSent(query: Query): void {
+    query.retire();
     this.answered.push(query);
     const maxHistory = this.options.maxHistory ?? DEFAULT_MAX_HISTORY;
     while (this.answered.length - this.answeredHead > maxHistory) {

@@ -40,7 +40,8 @@ export class SqlTask {
   operatorStats: OperatorStats[] = [];
   failure: EngineError | undefined;
   noMoreSplits = false;
-  private readonly listeners: (() => void)[] = [];
+  /** Waiters for the next state change (created on first use). */
+  private listeners: (() => void)[] | undefined;
 
   constructor(
     readonly taskId: string,
@@ -62,6 +63,11 @@ export class SqlTask {
     return TERMINAL_TASK_STATES.has(this.state);
   }
 
+  /** A done task's buffer storage let go of, once its query is in the history (Query.retire). */
+  retire(): void {
+    if (this.done) this.outputBuffer.retire();
+  }
+
   setState(state: TaskState): void {
     if (this.state === state || this.done) return;
     this.state = state;
@@ -71,12 +77,14 @@ export class SqlTask {
       this.endTime = Date.now();
       if (this.startTime === undefined) this.startTime = this.endTime;
     }
-    for (const l of this.listeners.splice(0)) l();
+    const listeners = this.listeners;
+    this.listeners = undefined;
+    if (listeners !== undefined) for (const l of listeners) l();
   }
 
   /** Resolves on the next state change. */
   onStateChange(): Promise<void> {
-    return new Promise((resolve) => this.listeners.push(resolve));
+    return new Promise((resolve) => (this.listeners ??= []).push(resolve));
   }
 
   /** Folds one driver's operator statistics into the task's. */

@@ -25,6 +25,9 @@ export interface BufferRead {
   readonly complete: boolean;
 }
 
+/** The entries of a retired buffer: nothing, and nothing can be added (see retire). */
+const NO_ENTRIES = Object.freeze([]) as unknown as Entry[];
+
 export class OutputBuffer {
   private entries: Entry[] = [];
   /** Sequence id of entries[0]. */
@@ -34,7 +37,8 @@ export class OutputBuffer {
   private aborted = false;
   /** Per reader: the token below which it has acknowledged everything (Infinity once it is gone). */
   private readonly acknowledged: number[];
-  private waiters: (() => void)[] = [];
+  /** Called on the next change; created on first use. */
+  private waiters: (() => void)[] | undefined;
   pagesAdded = 0;
   rowsAdded = 0;
   bytesAdded = 0;
@@ -167,7 +171,7 @@ export class OutputBuffer {
       // Every change wakes the waiters: a wait with no deadline needs no timer.
       const timer = Number.isFinite(timeoutMs) ? setTimeout(done, timeoutMs) : undefined;
       signal?.addEventListener('abort', done, { once: true });
-      this.waiters.push(done);
+      (this.waiters ??= []).push(done);
     });
   }
 
@@ -181,17 +185,29 @@ export class OutputBuffer {
       queueMicrotask(callback);
       return () => undefined;
     }
-    this.waiters.push(callback);
+    (this.waiters ??= []).push(callback);
     return () => {
-      const i = this.waiters.indexOf(callback);
-      if (i >= 0) this.waiters.splice(i, 1);
+      const waiters = this.waiters;
+      const i = waiters === undefined ? -1 : waiters.indexOf(callback);
+      if (i >= 0) waiters!.splice(i, 1);
     };
   }
 
   private wake(): void {
     const w = this.waiters;
-    this.waiters = [];
+    if (w === undefined) return;
+    this.waiters = undefined;
     for (const f of w) f();
+  }
+
+  /**
+   * A finished buffer (no more pages, or aborted) lets go of its entry list once its query is in the
+   * history: nothing reads or adds pages any more, and the list's storage outlived its last page.
+   */
+  retire(): void {
+    if (!this.isFinished || this.entries.length > 0) return;
+    this.entries = NO_ENTRIES;
+    this.waiters = undefined;
   }
 
   /**
