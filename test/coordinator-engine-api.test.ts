@@ -97,7 +97,7 @@ describe('in-process engine API', () => {
     const manager = server.app.coordinator.manager;
     const query = manager.create('SELECT count(*) FROM lineitem a, lineitem b WHERE a.orderkey = b.orderkey AND a.quantity > b.quantity', session, 'http://in-test');
     const stays = { aborted: false, addEventListener() {}, removeEventListener() {} };
-    const waiters = (): number => (query as unknown as { stateWaiters: unknown[] }).stateWaiters.length;
+    const waiters = (): number => (query as unknown as { stateWaiters?: unknown[] }).stateWaiters?.length ?? 0;
     let token = 0;
     // Polls with a 1 ms maxWait while the join runs: each ends on its deadline, not on a state change.
     while (!query.done && token < 40) {
