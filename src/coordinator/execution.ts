@@ -743,7 +743,10 @@ export class QueryExecution {
     inlineNanos += nowNanos() - finish0;
     const stats = pipeline.stats();
     if (prefix) {
-      // The pool-side driver statistics were recorded per batch; add the inline tail's operators.
+      // The pool-side driver statistics were recorded per batch, each driver's ending with its own
+      // TaskOutput entry: the inline tail's operators take its place (EXPLAIN ANALYZE and QueryInfo
+      // read the list by position: source, the fragment's operators, TaskOutput).
+      if (task.operatorStats.length > prefixOps.length + 1) task.operatorStats.length = prefixOps.length + 1;
       task.operatorStats.push(...stats.slice(1).map((s, i) => ({ ...s, operatorId: prefixOps.length + 1 + i })));
       task.scheduledNanos += inlineNanos;
       task.cpuNanos += inlineNanos;
