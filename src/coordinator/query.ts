@@ -203,8 +203,8 @@ export class Query {
   /**
    * Lets go of what only a running query's answers and waits use, once its final answer went out and
    * it joins the history (QueryInfo and a retried final answer need none of it). Under a stream of
-   * small statements the history's last 100 queries are what every scavenge copies: their
-   * unflattened answer texts and empty wait lists were a third of the ~9 KB each kept.
+   * small statements the history's last 100 queries are what every scavenge copies: their answer
+   * texts (ropes) and wait lists were a quarter of what each kept (4.7 → 3.6 KB for SELECT 1).
    */
   retire(): void {
     this.answerHead = undefined;
@@ -459,8 +459,9 @@ export class Query {
    */
   private withdrawStateWaiter(waiter: () => void): void {
     const waiters = this.stateWaiters;
-    const i = waiters === undefined ? -1 : waiters.indexOf(waiter);
-    if (i >= 0) waiters!.splice(i, 1);
+    if (waiters === undefined) return;
+    const i = waiters.indexOf(waiter);
+    if (i >= 0) waiters.splice(i, 1);
   }
 
   private resultDrainedAndExecutionDone(): boolean {

@@ -188,8 +188,9 @@ export class OutputBuffer {
     (this.waiters ??= []).push(callback);
     return () => {
       const waiters = this.waiters;
-      const i = waiters === undefined ? -1 : waiters.indexOf(callback);
-      if (i >= 0) waiters!.splice(i, 1);
+      if (waiters === undefined) return;
+      const i = waiters.indexOf(callback);
+      if (i >= 0) waiters.splice(i, 1);
     };
   }
 
