@@ -148,8 +148,8 @@ function keyIndex(keys: Float64Array, nulls: Uint8Array | null, n: number, bound
 // keyIndex's row loops, each a function of its own over typed arrays: as one function with
 // several loops it was optimized while its first loop ran (on-stack replacement) and deoptimized
 // after it on every later build (91 deoptimizations over 30 builds of Q7's 146k-row table; the
-// build's time, 12–17 ms here, did not move beyond noise, the compiler threads' work did). See
-// exec/gather.ts.
+// build's time, 12–17 ms here, did not move beyond noise; each deoptimization is a recompilation
+// on the compiler threads). See exec/gather.ts.
 
 function markKeyBits(bits: Int32Array, keys: Float64Array, nulls: Uint8Array | null, min: number, n: number): void {
   for (let r = 0; r < n; r++) {
