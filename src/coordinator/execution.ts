@@ -249,9 +249,9 @@ export class QueryExecution {
     if (callbacks !== undefined) for (const callback of callbacks) callback();
   }
 
-  /** Lets go of the finished tasks' wait lists and buffer storage (Query.retire). */
+  /** Lets go of the drained buffers' storage (Query.retire; a buffer keeps whatever may still be read). */
   retire(): void {
-    if (this.isFinished) for (const t of this.tasks) t.retire();
+    for (const t of this.tasks) t.outputBuffer.retire();
   }
 
   /** The leaf-most scan stage (what a partial cancel stops). */

@@ -237,10 +237,8 @@ export class Query {
       this.driver.queryEnded?.(this);
     }
     const waiters = this.stateWaiters;
-    if (waiters !== undefined && waiters.length > 0) {
-      this.stateWaiters = undefined;
-      for (const w of waiters) w();
-    }
+    this.stateWaiters = undefined;
+    if (waiters !== undefined) for (const w of waiters) w();
     return true;
   }
 

@@ -63,11 +63,6 @@ export class SqlTask {
     return TERMINAL_TASK_STATES.has(this.state);
   }
 
-  /** A done task's buffer storage let go of, once its query is in the history (Query.retire). */
-  retire(): void {
-    if (this.done) this.outputBuffer.retire();
-  }
-
   setState(state: TaskState): void {
     if (this.state === state || this.done) return;
     this.state = state;

@@ -208,7 +208,6 @@ export class OutputBuffer {
   retire(): void {
     if (!this.isFinished || this.entries.length > 0) return;
     this.entries = NO_ENTRIES;
-    this.waiters = undefined;
   }
 
   /**

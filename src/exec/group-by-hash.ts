@@ -15,7 +15,7 @@ function mix(h: number, x: number): number {
 }
 
 /** FNV-1a over a value's UTF-8 bytes. */
-function bytesHash(data: Uint8Array, start: number, end: number): number {
+export function bytesHash(data: Uint8Array, start: number, end: number): number {
   let h = 0x811c9dc5;
   for (let b = start; b < end; b++) h = Math.imul(h ^ data[b], 0x01000193);
   return h | 0;

@@ -8,6 +8,7 @@ import type { Column, Page, VarcharColumn } from '../data/page.js';
 import { readUtf8 } from '../data/page.js';
 import type { SortKey } from '../sql/plan.js';
 import { nullFlags, numericValues, stringValues } from './column-readers.js';
+import { bytesHash } from './group-by-hash.js';
 
 export interface KeyRanks {
   /** Per row, its rank 0..count-1 in the key's order (direction and NULL placement applied). */
@@ -72,7 +73,7 @@ export function keyRanks(page: Page, key: SortKey, n: number): KeyRanks {
   // one), without decoding a string per row.
   const entries = stringRanks(stringValues(col.dictionary), hasNull, key);
   const ranks = new Int32Array(n);
-  for (let i = 0; i < n; i++) ranks[i] = nulls !== null && nulls[i] === 1 ? entries.nullRank : entries.ranks[col.indices[i]];
+  ranksById(ranks, col.indices, entries.ranks, nulls, entries.nullRank, n);
   return { ranks, count: entries.count, nullRank: entries.nullRank };
 }
 
@@ -151,13 +152,6 @@ function internBytes(offsets: Int32Array, data: Uint8Array, nulls: Uint8Array | 
     }
   }
   return distinct;
-}
-
-/** FNV-1a over a value's UTF-8 bytes. */
-function bytesHash(data: Uint8Array, start: number, end: number): number {
-  let h = 0x811c9dc5;
-  for (let b = start; b < end; b++) h = Math.imul(h ^ data[b], 0x01000193);
-  return h;
 }
 
 function sameBytes(data: Uint8Array, aStart: number, aEnd: number, bStart: number, bEnd: number): boolean {

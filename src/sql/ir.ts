@@ -66,12 +66,13 @@ export function children(e: Expr): readonly Expr[] {
  * differ (random()): such a value is neither computed once for two uses nor shared between plans.
  */
 export function mentionsNondeterministic(json: string): boolean {
-  for (const name of NONDETERMINISTIC_FUNCTIONS) if (json.includes(`"name":"${name}"`)) return true;
-  return false;
+  return NONDETERMINISTIC_CALLS_JSON.some((call) => json.includes(call));
 }
 
 /** Functions whose every evaluation may differ: never constant, never computed once for several uses. */
 const NONDETERMINISTIC_FUNCTIONS: ReadonlySet<string> = new Set(['random', 'rand']);
+/** How a call of each appears in an expression's JSON (mentionsNondeterministic). */
+const NONDETERMINISTIC_CALLS_JSON = [...NONDETERMINISTIC_FUNCTIONS].map((name) => `"name":"${name}"`);
 
 /** Every input column an expression reads. */
 export function referencedColumns(e: Expr, into = new Set<number>()): Set<number> {
