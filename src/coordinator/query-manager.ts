@@ -24,6 +24,8 @@ import { Query, type QueryDriver, type QueryOutcome, type Session, type Statemen
 import { statementStatsJson } from './query-info.js';
 import { WriteExecutor } from './writes.js';
 import { PlanCache, type PlanKey } from './plan-cache.js';
+import { DenseSet } from '../util/dense-set.js';
+import { RingQueue } from '../util/ring-queue.js';
 
 export interface QueryManagerOptions {
   readonly catalogs: CatalogRegistry;
@@ -105,18 +107,16 @@ export class QueryManager implements QueryDriver {
   private readonly writes: WriteExecutor;
   private readonly plans: PlanCache;
   private readonly executionContext: ExecutionContext;
-  /** Finished queries whose final answer went out, oldest first (from `answeredHead` on). */
-  private readonly answered: Query[] = [];
-  private answeredHead = 0;
+  /** Finished queries whose final answer went out, oldest first. */
+  private readonly answered = new RingQueue<Query>(256);
   /** Queries not yet FINISHED or FAILED: what the sweep checks for abandonment. */
-  private readonly live = new Set<Query>();
+  private readonly live = new DenseSet<Query>();
   /**
-   * Ended queries in the order they ended (from `endedHead` on), for the sweep's history bound
+   * Ended queries in the order they ended, for the sweep's history bound
    * and TTL. The sweep walks these instead of the whole query table (100,000 slots: under a
    * stream of small statements that walk took 2–10 ms of the main thread every second).
    */
-  private readonly ended: Query[] = [];
-  private endedHead = 0;
+  private readonly ended = new RingQueue<Query>(256);
 
   constructor(private readonly options: QueryManagerOptions) {
     const bytes = randomBytes(5);
@@ -206,12 +206,7 @@ export class QueryManager implements QueryDriver {
     query.retire();
     this.answered.push(query);
     const maxHistory = this.options.maxHistory ?? DEFAULT_MAX_HISTORY;
-    while (this.answered.length - this.answeredHead > maxHistory) {
-      const oldest = this.answered[this.answeredHead]!;
-      this.answered[this.answeredHead++] = undefined as unknown as Query;
-      this.queries.delete(oldest);
-    }
-    this.answeredHead = compactQueue(this.answered, this.answeredHead);
+    while (this.answered.length > maxHistory) this.queries.delete(this.answered.shift()!);
   }
 
   queryEnded(query: Query): void {
@@ -223,9 +218,7 @@ export class QueryManager implements QueryDriver {
   /** Drops ended queries at the head of `ended` that have left the table (answered and evicted). */
   private dropForgottenEnded(): void {
     const ended = this.ended;
-    let head = this.endedHead;
-    while (head < ended.length && this.queries.get(ended[head]!.id) !== ended[head]) ended[head++] = undefined as unknown as Query;
-    this.endedHead = compactQueue(ended, head);
+    for (let q = ended.peek(); q !== undefined && this.queries.get(q.id) !== q; q = ended.peek()) ended.shift();
   }
 
   statementStatsJson(query: Query): string {
@@ -440,7 +433,7 @@ export class QueryManager implements QueryDriver {
   sweep(now = Date.now()): void {
     const timeout = this.options.clientTimeoutMs;
     // fail() ends the query, which takes it out of `live`: iterate a copy.
-    for (const q of [...this.live]) {
+    for (const q of this.live.snapshot()) {
       if (now - q.lastHeartbeat > timeout) {
         q.fail(new EngineError('ABANDONED_QUERY', `Query ${q.id} was abandoned by the client, as it may have exited or stopped checking for query results. Query results have not been accessed since ${new Date(q.lastHeartbeat).toISOString()}: currentTime ${new Date(now).toISOString()}`));
       }
@@ -450,17 +443,14 @@ export class QueryManager implements QueryDriver {
     // Every query in the table is live or ended; `ended` has them oldest first.
     let excess = this.queries.size - this.live.size - maxHistory;
     const ended = this.ended;
-    let head = this.endedHead;
-    for (; head < ended.length; head++) {
-      const q = ended[head]!;
+    for (let q = ended.peek(); q !== undefined; q = ended.peek()) {
       if (this.queries.get(q.id) === q) {
         if (excess <= 0 && now - (q.endTime ?? now) <= ttl) break;
         this.queries.delete(q);
         excess--;
       }
-      ended[head] = undefined as unknown as Query;
+      ended.shift();
     }
-    this.endedHead = compactQueue(ended, head);
   }
 
   close(): void {
@@ -470,12 +460,6 @@ export class QueryManager implements QueryDriver {
 }
 
 /** The new head of a queue kept as an array and a head index: spent slots are cut once they are half of it. */
-function compactQueue(queue: unknown[], head: number): number {
-  if (head < 1024 || head * 2 < queue.length) return head;
-  queue.splice(0, head);
-  return 0;
-}
-
 function filterLike(values: readonly string[], like: string | undefined): string[] {
   const sorted = [...values].sort();
   if (like === undefined) return sorted;

@@ -152,6 +152,8 @@ export class Query {
   planningEndTime: number | undefined;
   endTime: number | undefined;
   lastHeartbeat = Date.now();
+  /** Position in the query manager's set of live queries (util/dense-set.ts). */
+  denseSlot = -1;
   error: EngineError | undefined;
   /** For EXECUTE: the prepared statement with its parameters bound (what is planned). */
   boundSql: string | undefined;

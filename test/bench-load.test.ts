@@ -1,0 +1,48 @@
+// `npm run bench -- --load`'s client (the built dist/bench/load-worker.js, run by runLoad in a worker
+// thread) against the real server: it completes POST + nextUri cycles, counts each query once,
+// measures each query's latency from its POST (noted by the poll that ended the connection's
+// previous query), and reports a failing statement as failed rather than as a fast query.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type TestServer } from './support/server.js';
+
+type RunLoad = typeof import('../src/bench/load.js').runLoad;
+let runLoad: RunLoad;
+let server: TestServer;
+
+beforeAll(async () => {
+  // The worker thread needs JavaScript: the built tree (`make test` builds first).
+  ({ runLoad } = (await import('../dist/bench/load.js' as string)) as { runLoad: RunLoad });
+  server = await startServer();
+});
+
+afterAll(async () => {
+  await server?.close();
+});
+
+const scenario = (sql: string, connections: number) =>
+  ({ kind: 'statement', name: sql, url: server.baseUrl, connections, durationSeconds: 1, sql, catalog: 'tpch', schema: 'tiny' }) as const;
+
+describe('the load client', () => {
+  it('runs SELECT 1 cycles and times them from the POST', async () => {
+    const r = await runLoad(scenario('SELECT 1', 4));
+    expect(r.errors).toBe(0);
+    expect(r.non2xx).toBe(0);
+    expect(r.failedQueries).toBe(0);
+    expect(r.abandonedQueries).toBe(0);
+    expect(r.queries).toBeGreaterThan(50);
+    // POST + one GET per SELECT 1; the cycles still running at the end count as requests only.
+    expect(r.requests).toBeGreaterThanOrEqual(2 * r.queries!);
+    expect(r.requests).toBeLessThanOrEqual(2 * r.queries! + 2 * 4);
+    // Each connection's first query has no POST time; the rest do: two requests' worth at least.
+    expect(r.queryP50Ms).toBeGreaterThan(0);
+    expect(r.queryP50Ms!).toBeGreaterThanOrEqual(r.requestP50Ms);
+    expect(r.queryP99Ms!).toBeLessThan(1000);
+  });
+
+  it('counts a failing statement as failed', async () => {
+    const r = await runLoad(scenario('SELECT nope FROM nation', 2));
+    expect(r.queries).toBe(0);
+    expect(r.failedQueries).toBeGreaterThan(10);
+    expect(r.non2xx).toBe(0);
+  });
+});
