@@ -85,7 +85,12 @@ export class GroupByHash {
   keyNulls: Uint8Array[];
   private slots: Int32Array;
   private hashes: Int32Array;
-  /** One integer key: key - denseMin -> group id (see singleNumericIds); null when not used, undefined until decided. */
+  /**
+   * One integer key: key - denseMin -> group id + 1, 0 for a key not seen (see singleNumericIds);
+   * null when not used, undefined until decided. Zero for "none" lets a new index come from the
+   * allocator's zeroed memory: a fill(-1) per driver of Q11's partsupp aggregation (2 × 16k-64k
+   * slots, one index and one widening per driver) was a third of its group-by time.
+   */
   private dense: Int32Array | null | undefined = undefined;
   private denseMin = 0;
   /** Rows grouped by the one numeric key so far: how wide its direct index may grow (see widenDense). */
@@ -138,7 +143,7 @@ export class GroupByHash {
   /** Decided on the first page: undefined = not yet, -1 = not used, else the leading key's position. */
   private lead: number | undefined;
   /** Raw UTF-8 witness bytes of varchar keys, and each group's (start, length) per varchar key. */
-  private arena = new Uint8Array(1 << 16);
+  private arena = new Uint8Array(0);
   private arenaLength = 0;
   private varLengths: (Int32Array | null)[] = [];
   /** How each key's per-group witness is kept: a number, an interned string id, or raw bytes. */
@@ -332,7 +337,8 @@ export class GroupByHash {
       const { data, start, end } = this.rowBytes(keys[c], r);
       const len = end - start;
       if (this.arenaLength + len > this.arena.length) {
-        let size = this.arena.length * 2;
+        // Made on the first varchar witness: most group-bys have none, and one is made per driver.
+        let size = Math.max(1 << 16, this.arena.length * 2);
         while (size < this.arenaLength + len) size *= 2;
         const next = new Uint8Array(size);
         next.set(this.arena.subarray(0, this.arenaLength));
@@ -458,7 +464,7 @@ export class GroupByHash {
 
   /**
    * One numeric key: open addressing on the value itself, with a direct index in front for
-   * integer keys in a bounded range (`dense`: key - denseMin -> group id, -1 until seen): such a
+   * integer keys in a bounded range (`dense`: key - denseMin -> group id + 1, 0 until seen): such a
    * key costs one lookup in a small array instead of a hash, a probe and a compare (100k custkeys of
    * 1.5M orders: ~24 -> ~10 ns a row). A key inside the index's range is found by the index alone
    * and never enters the hash table (appendDenseGroup). The range is set on the first page and
@@ -500,8 +506,11 @@ export class GroupByHash {
         d = x - denseMin;
       }
       if (dense !== null && d >= 0 && d < denseRange && d === Math.floor(d)) {
-        let g = dense[d];
-        if (g < 0) dense[d] = g = this.appendDenseGroup(x);
+        let g = dense[d] - 1;
+        if (g < 0) {
+          g = this.appendDenseGroup(x);
+          dense[d] = g + 1;
+        }
         ids[r] = g;
         continue;
       }
@@ -532,7 +541,7 @@ export class GroupByHash {
     let min = x < this.denseMin ? hi - length + 1 : lo;
     // A start below 0 would only cover keys that cannot come (all seen are ≥ 0, as the fast path needs).
     if (min < 0 && lo >= 0) min = 0;
-    const next = new Int32Array(length).fill(-1);
+    const next = new Int32Array(length);
     next.set(dense, this.denseMin - min);
     // Groups the table holds (keys outside the old range, and NULL) move in when now covered.
     const keys = this.keyValues[0];
@@ -544,7 +553,7 @@ export class GroupByHash {
       if (g === -1) continue;
       const d = keys[g] - min;
       if (nulls[g] === 0 && d >= 0 && d < length && d === Math.floor(d)) {
-        next[d] = g;
+        next[d] = g + 1;
         moved++;
       }
     }
@@ -576,8 +585,11 @@ export class GroupByHash {
         k = (lo - min) | 0;
       }
       if (pairs[2 * r + 1] === 0 && k >>> 0 < range) {
-        let g = dense[k];
-        if (g < 0) dense[k] = g = this.appendDenseGroup(lo);
+        let g = dense[k] - 1;
+        if (g < 0) {
+          g = this.appendDenseGroup(lo);
+          dense[k] = g + 1;
+        }
         ids[r] = g;
         continue;
       }
@@ -754,7 +766,7 @@ function denseIndexFor(pairs: Int32Array | null, values: Float64Array | null, nu
   if (range > Math.max(4 * n, DENSE_ANY_RANGE) || 2 * range > DENSE_MAX_RANGE) return null;
   // Non-negative keys keep a non-negative start (the Int64 fast path needs one).
   const start = min - Math.floor(range / 2);
-  return { slots: new Int32Array(2 * range).fill(-1), min: min >= 0 ? Math.max(0, start) : start };
+  return { slots: new Int32Array(2 * range), min: min >= 0 ? Math.max(0, start) : start };
 }
 
 /** Bounds of NULL-free Int64 keys read as int32 low words while every high word is 0 and low word non-negative. */
