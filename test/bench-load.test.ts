@@ -1,9 +1,11 @@
 // `npm run bench -- --load`'s client (the built dist/bench/load-worker.js, run by runLoad in a worker
 // thread) against the real server: it completes POST + nextUri cycles, counts each query once,
 // measures each query's latency from its POST (noted by the poll that ended the connection's
-// previous query), and reports a failing statement as failed rather than as a fast query.
+// previous query), and reports a failing statement as failed rather than as a fast query; the
+// rounds of `--load-rounds` are reported as medians.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from './support/server.js';
+import { medianLoad, type MeasuredLoad } from '../src/bench/load.js';
 
 type RunLoad = typeof import('../src/bench/load.js').runLoad;
 let runLoad: RunLoad;
@@ -44,5 +46,27 @@ describe('the load client', () => {
     expect(r.queries).toBe(0);
     expect(r.failedQueries).toBeGreaterThan(10);
     expect(r.non2xx).toBe(0);
+  });
+});
+
+describe('the load rounds', () => {
+  const round = (rps: number, cpu: number | undefined, p99: number) =>
+    ({ name: 'SELECT 1, 32 clients', connections: 32, seconds: 5, requests: rps * 5, requestsPerSecond: rps, requestP50Ms: 1, requestP99Ms: p99, non2xx: 0, errors: 0, serverCpuUsPerRequest: cpu }) as MeasuredLoad;
+
+  it('reports each figure as its median over the rounds', () => {
+    const m = medianLoad([round(100, 60, 9), round(300, 50, 7), round(200, 70, 8)]);
+    expect(m.requestsPerSecond).toBe(200);
+    expect(m.serverCpuUsPerRequest).toBe(60);
+    expect(m.requestP99Ms).toBe(8);
+    expect(m.connections).toBe(32);
+    expect(m.name).toBe('SELECT 1, 32 clients');
+    // An even count takes the middle two's mean; a figure some round lacks stays the first's.
+    expect(medianLoad([round(100, 60, 9), round(300, undefined, 7)]).requestsPerSecond).toBe(200);
+    expect(medianLoad([round(100, 60, 9), round(300, undefined, 7)]).serverCpuUsPerRequest).toBe(60);
+  });
+
+  it('passes a single round through as it is', () => {
+    const one = round(100, 60, 9);
+    expect(medianLoad([one])).toBe(one);
   });
 });

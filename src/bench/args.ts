@@ -19,6 +19,8 @@ export const USAGE = `usage: npm run bench -- [options]
   --few-connections <n>  SELECT 1 also with this many clients, for its latency at a lighter load
                       (default 8; 0 = not)
   --duration <s>      seconds per load scenario (default 5)
+  --load-rounds <n>   run SELECT 1 (at --connections) and the bare uWS servers n times, alternating,
+                      and report medians (default 3 with --load, 1 in a full run)
   --out <dir>         where results go (default bench/results)
   --keep-data         keep the generated .tbl directory (its path is printed)`;
 
@@ -40,6 +42,8 @@ export interface BenchOptions {
   /** SELECT 1 is also measured with this many clients; 0 = not. */
   readonly fewConnections: number;
   readonly durationSeconds: number;
+  /** Rounds of the SELECT 1 and bare-server scenarios (medians reported); undefined = 3 with --load, else 1. */
+  readonly loadRounds: number | undefined;
   readonly out: string | undefined;
   readonly keepData: boolean;
 }
@@ -72,6 +76,7 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
     connections: 32,
     fewConnections: 8,
     durationSeconds: 5,
+    loadRounds: undefined as number | undefined,
     out: undefined as string | undefined,
     keepData: false,
   };
@@ -145,6 +150,9 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
       }
       case '--duration':
         o.durationSeconds = positive(flag, value(), false);
+        break;
+      case '--load-rounds':
+        o.loadRounds = positive(flag, value(), true);
         break;
       case '--out':
         o.out = value();

@@ -43,6 +43,15 @@ export interface ProtocolResults {
   readonly cpuPerRequestOverhead?: number;
   /** …and over the statement-shaped bare server's: the cost of our work beyond HTTP. */
   readonly cpuPerRequestOverShaped?: number;
+  /**
+   * Rounds of SELECT 1 at `connections` and the two bare servers, run one after the other in each
+   * round; trivial, bare and bareShaped then hold each figure's median over the rounds, and the
+   * ratios are medians of each round's own ratio (its scenarios measured within seconds of each
+   * other: this machine's speed moves by 1.5× from one minute to the next).
+   */
+  readonly rounds: number;
+  /** Each round's CPU ratios (ours ÷ hello, ours ÷ shaped), where /proc tells. */
+  readonly roundCpuRatios?: readonly { readonly overHello: number; readonly overShaped: number }[];
 }
 
 export interface LoadOptions {
@@ -52,49 +61,87 @@ export interface LoadOptions {
   readonly durationSeconds: number;
   /** The tpch scenario's query and schema; omitted = only SELECT 1. */
   readonly tpch?: { readonly sql: string; readonly schema: string; readonly label: string };
+  /** Rounds of SELECT 1 and the bare servers (see ProtocolResults.rounds); default 1. */
+  readonly rounds?: number;
   readonly onStep?: (label: string) => void;
 }
 
 /** Scenarios protocolLoad runs (each after a short warm-up), for progress bars. */
-export function loadScenarioCount(withFewConnections: boolean, withTpch: boolean): number {
-  return 3 + (withFewConnections ? 1 : 0) + (withTpch ? 1 : 0);
+export function loadScenarioCount(withFewConnections: boolean, withTpch: boolean, rounds = 1): number {
+  return 3 * rounds + (withFewConnections ? 1 : 0) + (withTpch ? 1 : 0);
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** A scenario's rounds as one result: each numeric figure's median (counts too), the name and setup of the first. */
+export function medianLoad(rounds: readonly MeasuredLoad[]): MeasuredLoad {
+  if (rounds.length === 1) return rounds[0]!;
+  const first = rounds[0]!;
+  const out: Record<string, unknown> = { ...first };
+  for (const [key, value] of Object.entries(first)) {
+    if (typeof value !== 'number' || key === 'connections') continue;
+    const values = rounds.map((r) => (r as unknown as Record<string, unknown>)[key]).filter((v): v is number => typeof v === 'number');
+    out[key] = values.length === rounds.length ? median(values) : value;
+  }
+  return out as unknown as MeasuredLoad;
 }
 
 export async function protocolLoad(baseUrl: string, o: LoadOptions): Promise<ProtocolResults> {
   const common = { connections: o.connections, durationSeconds: o.durationSeconds };
   const statement = (name: string, sql: string, schema: string, url = baseUrl): LoadScenario => ({ kind: 'statement', name, url, sql, catalog: 'tpch', schema, ...common });
-  const measure = async (s: LoadScenario): Promise<MeasuredLoad> => {
-    o.onStep?.(`load: ${s.name} (warm-up)`);
+  /** Runs a scenario after a short warm-up; `of` names the round in the progress labels. */
+  const measure = async (s: LoadScenario, of = ''): Promise<MeasuredLoad> => {
+    o.onStep?.(`load: ${s.name}${of} (warm-up)`);
     await runLoad({ ...s, durationSeconds: Math.min(1, s.durationSeconds) });
-    o.onStep?.(`load: ${s.name}`);
+    o.onStep?.(`load: ${s.name}${of}`);
     return runLoad(s);
   };
-  const onBare = async (kind: 'hello' | 'statement-shaped', scenario: (url: string) => LoadScenario): Promise<MeasuredLoad> => {
+  const onBare = async (kind: 'hello' | 'statement-shaped', scenario: (url: string) => LoadScenario, of: string): Promise<MeasuredLoad> => {
     const server = await startBareServer(kind);
     try {
-      return await measure(scenario(server.url));
+      return await measure(scenario(server.url), of);
     } finally {
       server.close();
     }
   };
 
-  const trivial = await measure(statement(`SELECT 1, ${o.connections} clients`, 'SELECT 1', 'tiny'));
+  // Each round: ours, then the bare servers, so that each round's ratios compare scenarios a few
+  // seconds apart.
+  const rounds = Math.max(1, o.rounds ?? 1);
+  const trivialRounds: MeasuredLoad[] = [];
+  const bareRounds: MeasuredLoad[] = [];
+  const shapedRounds: MeasuredLoad[] = [];
+  for (let r = 0; r < rounds; r++) {
+    const of = rounds > 1 ? `, round ${r + 1} of ${rounds}` : '';
+    trivialRounds.push(await measure(statement(`SELECT 1, ${o.connections} clients`, 'SELECT 1', 'tiny'), of));
+    bareRounds.push(await onBare('hello', (url) => ({ kind: 'plain', name: 'bare uWS hello', url, ...common }), of));
+    shapedRounds.push(await onBare('statement-shaped', (url) => statement('bare uWS, SELECT 1-shaped answers', 'SELECT 1', 'tiny', url), of));
+  }
+  const trivial = medianLoad(trivialRounds);
+  const bare = medianLoad(bareRounds);
+  const bareShaped = medianLoad(shapedRounds);
   const trivialFew =
     o.fewConnections === undefined ? undefined : await measure({ ...statement(`SELECT 1, ${o.fewConnections} clients`, 'SELECT 1', 'tiny'), connections: o.fewConnections });
   const tpch = o.tpch ? await measure(statement(o.tpch.label, o.tpch.sql, o.tpch.schema)) : undefined;
-  const bare = await onBare('hello', (url) => ({ kind: 'plain', name: 'bare uWS hello', url, ...common }));
-  const bareShaped = await onBare('statement-shaped', (url) => statement('bare uWS, SELECT 1-shaped answers', 'SELECT 1', 'tiny', url));
-  const cpuOver = (base: MeasuredLoad): number | undefined =>
-    trivial.serverCpuUsPerRequest !== undefined && base.serverCpuUsPerRequest !== undefined ? trivial.serverCpuUsPerRequest / base.serverCpuUsPerRequest : undefined;
+  const cpuOver = (ours: MeasuredLoad, base: MeasuredLoad): number | undefined =>
+    ours.serverCpuUsPerRequest !== undefined && base.serverCpuUsPerRequest !== undefined ? ours.serverCpuUsPerRequest / base.serverCpuUsPerRequest : undefined;
+  const roundCpuRatios = trivialRounds.map((t, r) => ({ overHello: cpuOver(t, bareRounds[r]!), overShaped: cpuOver(t, shapedRounds[r]!) }));
+  const cpuKnown = roundCpuRatios.every((x) => x.overHello !== undefined && x.overShaped !== undefined);
   return {
     trivial,
     trivialFew,
     tpch,
     bare,
     bareShaped,
-    perRequestOverhead: bare.requestsPerSecond / trivial.requestsPerSecond,
-    perQueryOverhead: bare.requestsPerSecond / (trivial.queriesPerSecond ?? NaN),
-    cpuPerRequestOverhead: cpuOver(bare),
-    cpuPerRequestOverShaped: cpuOver(bareShaped),
+    perRequestOverhead: median(trivialRounds.map((t, r) => bareRounds[r]!.requestsPerSecond / t.requestsPerSecond)),
+    perQueryOverhead: median(trivialRounds.map((t, r) => bareRounds[r]!.requestsPerSecond / (t.queriesPerSecond ?? NaN))),
+    cpuPerRequestOverhead: cpuKnown ? median(roundCpuRatios.map((x) => x.overHello!)) : undefined,
+    cpuPerRequestOverShaped: cpuKnown ? median(roundCpuRatios.map((x) => x.overShaped!)) : undefined,
+    rounds,
+    roundCpuRatios: cpuKnown ? roundCpuRatios.map((x) => ({ overHello: x.overHello!, overShaped: x.overShaped! })) : undefined,
   };
 }

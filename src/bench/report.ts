@@ -155,11 +155,19 @@ export function loadTable(results: BenchResults): string {
       ? ''
       : `; server thread CPU per HTTP request ${fmtRatio(l.cpuPerRequestOverhead)} the bare reply's` +
         (l.cpuPerRequestOverShaped === undefined ? '' : `, ${fmtRatio(l.cpuPerRequestOverShaped)} the SELECT 1-shaped bare answers'`);
+  // Results written before rounds existed have none: one round.
+  const rounds = l.rounds ?? 1;
+  const perRound =
+    l.roundCpuRatios !== undefined && l.roundCpuRatios.length > 1
+      ? `\nserver thread CPU per HTTP request by round: ${l.roundCpuRatios.map((x) => `${fmtRatio(x.overHello)} / ${fmtRatio(x.overShaped)}`).join(', ')} (over the bare reply / the SELECT 1-shaped answers)`
+      : '';
+  const roundsNote = rounds > 1 ? `; SELECT 1 at ${l.trivial.connections} clients and the bare servers: medians of ${rounds} rounds, each running the three one after the other, and ratios the median of each round's own` : '';
   return [
-    `statement protocol on loopback: keep-alive clients (autocannon in a worker thread) for ${l.trivial.seconds.toFixed(1)} s each; a query = POST /v1/statement + GET nextUri until done`,
+    `statement protocol on loopback: keep-alive clients (autocannon in a worker thread) for ${l.trivial.seconds.toFixed(1)} s each; a query = POST /v1/statement + GET nextUri until done${roundsNote}`,
     t.toString(),
     `per-request cost vs the bare uWebSockets.js reply: ${fmtRatio(l.perRequestOverhead)} per HTTP request, ${fmtRatio(l.perQueryOverhead)} per complete SELECT 1 (POST + GETs)${cpu}` +
-      ' (the load client shares the two cores and costs as much per request as the server: it bounds every throughput here)',
+      ' (the load client shares the two cores and costs as much per request as the server: it bounds every throughput here)' +
+      perRound,
   ].join('\n');
 }
 
