@@ -1,8 +1,8 @@
 // `npm run bench -- --load`'s client (the built dist/bench/load-worker.js, run by runLoad in a worker
-// thread) against the real server: it completes POST + nextUri cycles, counts each query once,
-// measures each query's latency from its POST (noted by the poll that ended the connection's
-// previous query), and reports a failing statement as failed rather than as a fast query; the
-// rounds of `--load-rounds` are reported as medians.
+// thread) against the real server: it completes POST + nextUri cycles (building the polls itself),
+// counts each query once, measures each query's latency from its POST (noted by the poll that
+// ended the connection's previous query), and reports a failing statement as failed rather than
+// as a fast query; the rounds of `--load-rounds` are reported as medians.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from './support/server.js';
 import { medianLoad, type MeasuredLoad } from '../src/bench/load.js';
@@ -39,6 +39,9 @@ describe('the load client', () => {
     expect(r.queryP50Ms).toBeGreaterThan(0);
     expect(r.queryP50Ms!).toBeGreaterThanOrEqual(r.requestP50Ms);
     expect(r.queryP99Ms!).toBeLessThan(1000);
+    // The polls' bytes came from the worker's own builder, not autocannon's (a changed autocannon
+    // would silently fall back to its slower one).
+    expect(r.pollsBuiltBy).toBe('load-worker');
   });
 
   it('counts a failing statement as failed', async () => {

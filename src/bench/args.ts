@@ -20,7 +20,7 @@ export const USAGE = `usage: npm run bench -- [options]
                       (default 8; 0 = not)
   --duration <s>      seconds per load scenario (default 5)
   --load-rounds <n>   run SELECT 1 (at --connections) and the bare uWS servers n times, alternating,
-                      and report medians (default 3 with --load, 1 in a full run)
+                      and report medians (default 3)
   --out <dir>         where results go (default bench/results)
   --keep-data         keep the generated .tbl directory (its path is printed)`;
 
@@ -42,7 +42,7 @@ export interface BenchOptions {
   /** SELECT 1 is also measured with this many clients; 0 = not. */
   readonly fewConnections: number;
   readonly durationSeconds: number;
-  /** Rounds of the SELECT 1 and bare-server scenarios (medians reported); undefined = 3 with --load, else 1. */
+  /** Rounds of the SELECT 1 and bare-server scenarios (medians reported); undefined = 3. */
   readonly loadRounds: number | undefined;
   readonly out: string | undefined;
   readonly keepData: boolean;

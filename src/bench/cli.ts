@@ -225,7 +225,7 @@ async function main(): Promise<void> {
   const startedAt = new Date();
   const queries = o.queries.map(tpchQuery);
   const perQuery = o.runs + 1;
-  const progress = new Progress(11 + 1 + (o.skipDuckdb ? 0 : 1 + queries.length * perQuery) + queries.length * (perQuery + o.runs) + (o.skipLoad ? 0 : 2 * loadScenarioCount(o.fewConnections > 0, false, o.loadRounds ?? 1)) + (o.skipMicro ? 0 : 1) + (o.skipDataHeld ? 0 : 1));
+  const progress = new Progress(11 + 1 + (o.skipDuckdb ? 0 : 1 + queries.length * perQuery) + queries.length * (perQuery + o.runs) + (o.skipLoad ? 0 : 2 * loadScenarioCount(o.fewConnections > 0, false, o.loadRounds ?? 3)) + (o.skipMicro ? 0 : 1) + (o.skipDataHeld ? 0 : 1));
   const dataDir = mkdtempSync(join(os.tmpdir(), `bench-tpch-sf${o.sf}-`));
   let results: BenchResults;
   try {
@@ -320,7 +320,7 @@ async function main(): Promise<void> {
           connections: o.connections,
           fewConnections: o.fewConnections || undefined,
           durationSeconds: o.durationSeconds,
-          rounds: o.loadRounds ?? 1,
+          rounds: o.loadRounds ?? 3,
           onStep: (label) => {
             progress.task(label);
             if (!label.includes('warm-up')) progress.advance(2);
