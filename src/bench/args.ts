@@ -42,8 +42,8 @@ export interface BenchOptions {
   /** SELECT 1 is also measured with this many clients; 0 = not. */
   readonly fewConnections: number;
   readonly durationSeconds: number;
-  /** Rounds of the SELECT 1 and bare-server scenarios (medians reported); undefined = 3. */
-  readonly loadRounds: number | undefined;
+  /** Rounds of the SELECT 1 and bare-server scenarios (medians reported). */
+  readonly loadRounds: number;
   readonly out: string | undefined;
   readonly keepData: boolean;
 }
@@ -76,7 +76,7 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
     connections: 32,
     fewConnections: 8,
     durationSeconds: 5,
-    loadRounds: undefined as number | undefined,
+    loadRounds: 3,
     out: undefined as string | undefined,
     keepData: false,
   };

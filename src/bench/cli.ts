@@ -183,8 +183,7 @@ function writeResults(dir: string, base: string, results: BenchResults, svg?: st
 
 async function loadOnly(o: BenchOptions, resultsDir: string): Promise<void> {
   const startedAt = new Date();
-  const rounds = o.loadRounds ?? 3;
-  const progress = new Progress(2 * loadScenarioCount(o.fewConnections > 0, true, rounds));
+  const progress = new Progress(2 * loadScenarioCount(o.fewConnections > 0, true, o.loadRounds));
   const server = await startServer(o.threads);
   let load;
   try {
@@ -194,7 +193,7 @@ async function loadOnly(o: BenchOptions, resultsDir: string): Promise<void> {
       fewConnections: o.fewConnections || undefined,
       durationSeconds: o.durationSeconds,
       tpch: { sql: q6.sql, schema: o.loadSchema, label: `TPC-H Q6 (tpch.${o.loadSchema})` },
-      rounds,
+      rounds: o.loadRounds,
       onStep: (label) => {
         progress.advance();
         progress.task(label);
@@ -225,7 +224,7 @@ async function main(): Promise<void> {
   const startedAt = new Date();
   const queries = o.queries.map(tpchQuery);
   const perQuery = o.runs + 1;
-  const progress = new Progress(11 + 1 + (o.skipDuckdb ? 0 : 1 + queries.length * perQuery) + queries.length * (perQuery + o.runs) + (o.skipLoad ? 0 : 2 * loadScenarioCount(o.fewConnections > 0, false, o.loadRounds ?? 3)) + (o.skipMicro ? 0 : 1) + (o.skipDataHeld ? 0 : 1));
+  const progress = new Progress(11 + 1 + (o.skipDuckdb ? 0 : 1 + queries.length * perQuery) + queries.length * (perQuery + o.runs) + (o.skipLoad ? 0 : 2 * loadScenarioCount(o.fewConnections > 0, false, o.loadRounds)) + (o.skipMicro ? 0 : 1) + (o.skipDataHeld ? 0 : 1));
   const dataDir = mkdtempSync(join(os.tmpdir(), `bench-tpch-sf${o.sf}-`));
   let results: BenchResults;
   try {
@@ -320,7 +319,7 @@ async function main(): Promise<void> {
           connections: o.connections,
           fewConnections: o.fewConnections || undefined,
           durationSeconds: o.durationSeconds,
-          rounds: o.loadRounds ?? 3,
+          rounds: o.loadRounds,
           onStep: (label) => {
             progress.task(label);
             if (!label.includes('warm-up')) progress.advance(2);

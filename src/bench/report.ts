@@ -155,8 +155,7 @@ export function loadTable(results: BenchResults): string {
       ? ''
       : `; server thread CPU per HTTP request ${fmtRatio(l.cpuPerRequestOverhead)} the bare reply's` +
         (l.cpuPerRequestOverShaped === undefined ? '' : `, ${fmtRatio(l.cpuPerRequestOverShaped)} the SELECT 1-shaped bare answers'`);
-  // Results written before rounds existed have none: one round.
-  const rounds = l.rounds ?? 1;
+  const rounds = l.rounds;
   const perRound =
     l.roundCpuRatios !== undefined && l.roundCpuRatios.length > 1
       ? `\nserver thread CPU per HTTP request by round: ${l.roundCpuRatios.map((x) => `${fmtRatio(x.overHello)} / ${fmtRatio(x.overShaped)}`).join(', ')} (over the bare reply / the SELECT 1-shaped answers)`

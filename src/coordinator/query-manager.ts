@@ -459,7 +459,6 @@ export class QueryManager implements QueryDriver {
   }
 }
 
-/** The new head of a queue kept as an array and a head index: spent slots are cut once they are half of it. */
 function filterLike(values: readonly string[], like: string | undefined): string[] {
   const sorted = [...values].sort();
   if (like === undefined) return sorted;
