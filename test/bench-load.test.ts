@@ -7,13 +7,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from './support/server.js';
 import { medianLoad, type MeasuredLoad } from '../src/bench/load.js';
 
-type RunLoad = typeof import('../src/bench/load.js').runLoad;
-let runLoad: RunLoad;
+type LoadModule = typeof import('../src/bench/load.js');
+let runLoad: LoadModule['runLoad'];
+let LoadClient: LoadModule['LoadClient'];
 let server: TestServer;
 
 beforeAll(async () => {
   // The worker thread needs JavaScript: the built tree (`make test` builds first).
-  ({ runLoad } = (await import('../dist/bench/load.js' as string)) as { runLoad: RunLoad });
+  ({ runLoad, LoadClient } = (await import('../dist/bench/load.js' as string)) as LoadModule);
   server = await startServer();
 });
 
@@ -49,6 +50,26 @@ describe('the load client', () => {
     expect(r.queries).toBe(0);
     expect(r.failedQueries).toBeGreaterThan(10);
     expect(r.non2xx).toBe(0);
+  });
+});
+
+describe('the load client thread', () => {
+  it('runs scenarios one after the other on the same thread, one at a time', async () => {
+    const client = new LoadClient();
+    try {
+      const first = await client.run(scenario('SELECT 1', 2));
+      const second = await client.run(scenario('SELECT nope FROM nation', 2));
+      expect(first.queries).toBeGreaterThan(20);
+      expect(first.failedQueries).toBe(0);
+      // The second run's counts are its own, not added to the first's.
+      expect(second.queries).toBe(0);
+      expect(second.failedQueries).toBeGreaterThan(10);
+      const running = client.run(scenario('SELECT 1', 1));
+      await expect(client.run(scenario('SELECT 1', 1))).rejects.toThrow(/one scenario at a time/);
+      expect((await running).queries).toBeGreaterThan(10);
+    } finally {
+      await client.close();
+    }
   });
 });
 

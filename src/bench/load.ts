@@ -11,20 +11,55 @@ export type { LoadResult } from './load-worker.js';
 /** A scenario's result, with the CPU the main thread (the server under test) spent per HTTP request. */
 export type MeasuredLoad = LoadResult & { readonly serverCpuUsPerRequest?: number };
 
-export async function runLoad(scenario: LoadScenario): Promise<MeasuredLoad> {
-  const cpuBefore = mainThreadCpuMs();
-  const result = await new Promise<LoadResult>((resolve, reject) => {
-    const worker = new Worker(new URL('./load-worker.js', import.meta.url), { workerData: scenario });
-    worker.once('message', (m: { ok: true; result: LoadResult } | { ok: false; error: string }) => {
-      void worker.terminate();
-      if (m.ok) resolve(m.result);
-      else reject(new Error(`load scenario ${scenario.name}: ${m.error}`));
+/**
+ * The load generator's thread, kept for a series of scenarios (one at a time): the client's code
+ * stays compiled from one run to the next, so a warm-up run warms the client as well as the server.
+ */
+export class LoadClient {
+  private readonly worker = new Worker(new URL('./load-worker.js', import.meta.url));
+  private pending: { resolve(r: LoadResult): void; reject(e: Error): void; name: string } | undefined;
+
+  constructor() {
+    this.worker.on('message', (m: { ok: true; result: LoadResult } | { ok: false; error: string }) => {
+      const p = this.pending;
+      this.pending = undefined;
+      if (m.ok) p?.resolve(m.result);
+      else p?.reject(new Error(`load scenario ${p?.name}: ${m.error}`));
     });
-    worker.once('error', reject);
-  });
-  const cpuAfter = mainThreadCpuMs();
-  if (cpuBefore === null || cpuAfter === null || result.requests === 0) return result;
-  return { ...result, serverCpuUsPerRequest: ((cpuAfter - cpuBefore) * 1000) / result.requests };
+    const fail = (error: Error): void => {
+      this.pending?.reject(error);
+      this.pending = undefined;
+    };
+    this.worker.on('error', fail);
+    this.worker.on('exit', (code) => fail(new Error(`load client thread exited (code ${code})`)));
+  }
+
+  /** Runs a scenario; the server under test is on this (the main) thread, whose CPU it charges per request. */
+  async run(scenario: LoadScenario): Promise<MeasuredLoad> {
+    if (this.pending !== undefined) throw new Error('the load client runs one scenario at a time');
+    const cpuBefore = mainThreadCpuMs();
+    const result = await new Promise<LoadResult>((resolve, reject) => {
+      this.pending = { resolve, reject, name: scenario.name };
+      this.worker.postMessage(scenario);
+    });
+    const cpuAfter = mainThreadCpuMs();
+    if (cpuBefore === null || cpuAfter === null || result.requests === 0) return result;
+    return { ...result, serverCpuUsPerRequest: ((cpuAfter - cpuBefore) * 1000) / result.requests };
+  }
+
+  async close(): Promise<void> {
+    await this.worker.terminate();
+  }
+}
+
+/** One scenario on a client thread of its own (cold: see LoadClient). */
+export async function runLoad(scenario: LoadScenario): Promise<MeasuredLoad> {
+  const client = new LoadClient();
+  try {
+    return await client.run(scenario);
+  } finally {
+    await client.close();
+  }
 }
 
 export interface ProtocolResults {
@@ -91,14 +126,23 @@ export function medianLoad(rounds: readonly MeasuredLoad[]): MeasuredLoad {
 }
 
 export async function protocolLoad(baseUrl: string, o: LoadOptions): Promise<ProtocolResults> {
+  const client = new LoadClient();
+  try {
+    return await protocolLoadWith(client, baseUrl, o);
+  } finally {
+    await client.close();
+  }
+}
+
+async function protocolLoadWith(client: LoadClient, baseUrl: string, o: LoadOptions): Promise<ProtocolResults> {
   const common = { connections: o.connections, durationSeconds: o.durationSeconds };
   const statement = (name: string, sql: string, schema: string, url = baseUrl): LoadScenario => ({ kind: 'statement', name, url, sql, catalog: 'tpch', schema, ...common });
   /** Runs a scenario after a short warm-up; `of` names the round in the progress labels. */
   const measure = async (s: LoadScenario, of = ''): Promise<MeasuredLoad> => {
     o.onStep?.(`load: ${s.name}${of} (warm-up)`);
-    await runLoad({ ...s, durationSeconds: Math.min(1, s.durationSeconds) });
+    await client.run({ ...s, durationSeconds: Math.min(1, s.durationSeconds) });
     o.onStep?.(`load: ${s.name}${of}`);
-    return runLoad(s);
+    return client.run(s);
   };
   const onBare = async (kind: 'hello' | 'statement-shaped', scenario: (url: string) => LoadScenario, of: string): Promise<MeasuredLoad> => {
     const server = await startBareServer(kind);
