@@ -77,6 +77,36 @@ describe('answer layout', () => {
   });
 });
 
+describe('answer statistics', () => {
+  // The statistics texts are remembered by the values they were built from (util/text-memo.ts):
+  // statements alternating on the same server must each get their own figures.
+  it("are each statement's own when statements of different shapes alternate", async () => {
+    const final = async (sql: string): Promise<StatementAnswer> => (await follow((await post(sql)).answer)).at(-1) as StatementAnswer;
+    type Stage = { stageId: string; processedRows: number; totalSplits: number; subStages: Stage[] };
+    const tree = (s: Stage): string => `${s.stageId}:${s.processedRows}/${s.totalSplits}[${s.subStages.map(tree).join(',')}]`;
+    const firstTrees = new Map<string, string>();
+    for (let i = 0; i < 3; i++) {
+      for (const [sql, rows] of [
+        ['SELECT name FROM nation', 25],
+        ['SELECT name FROM region', 5],
+        ['SELECT count(*) FROM customer', 1500],
+      ] as const) {
+        const last = await final(sql);
+        expect(last.stats.state, sql).toBe('FINISHED');
+        expect(last.stats.processedRows, sql).toBe(rows);
+        // Each stage's rows and splits are the same every time the statement runs.
+        const t = tree(last.stats.rootStage as Stage);
+        if (!firstTrees.has(sql)) firstTrees.set(sql, t);
+        expect(t, sql).toBe(firstTrees.get(sql));
+        expect(t, sql).toContain(`:${rows}/`);
+      }
+      const one = await final('SELECT 1');
+      expect(one.stats.processedRows).toBe(1);
+      expect(one.data).toEqual([[1]]);
+    }
+  });
+});
+
 describe('POST /v1/statement', () => {
   it('answers at once with QUEUED, an id, infoUri, partialCancelUri, an absolute nextUri, stats and no data', async () => {
     const { status, answer, headers } = await post('SELECT 1');

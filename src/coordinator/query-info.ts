@@ -5,6 +5,7 @@ import { formatDataSize, formatDuration, isoTimestamp } from '../util/wire-forma
 import type { OperatorStats } from '../exec/metrics.js';
 import type { Query } from './query.js';
 import type { SqlTask, TaskState } from './task.js';
+import { TextMemo } from '../util/text-memo.js';
 
 const nanosToMillis = (n: number): number => Math.round(n / 1e6);
 const nanosDuration = (n: number): string => formatDuration(n / 1e6);
@@ -41,21 +42,48 @@ function jsonNumber(x: number): string {
   return Number.isFinite(x) ? String(x) : 'null';
 }
 
+/** Numbers of a statistics text being built (TextMemo keys; filled and read in one call, no nesting). */
+const statValues = new Float64Array(12);
+
+/** The last StageStats text of each stage id: a stream of the same statement repeats it. */
+const stageTexts: TextMemo[] = [];
+
 /** A stage's StageStats as JSON text, its sub-stages nested (see statementStatsJson). */
 function stageStatsJson(query: Query, stageId: number): string {
   const execution = query.execution;
   const task = execution?.task(stageId);
   const stage = execution?.plan.stages.find((s) => s.stageId === stageId);
   const state = stageState(task, query.state);
-  const subStages = subStageIds(stage).map((c) => stageStatsJson(query, c));
+  const subStages = stage === undefined || (stage.children.length === 0 && (stage.builds?.length ?? 0) === 0) ? '' : subStageIds(stage).map((c) => stageStatsJson(query, c)).join(',');
+  const v = statValues;
+  v[0] = stageId;
+  v[1] = task ? 1 : 0;
+  v[2] = task?.totalDrivers ?? 0;
+  v[3] = task?.queuedDrivers ?? 0;
+  v[4] = task?.runningDrivers ?? 0;
+  v[5] = task?.completedDrivers ?? 0;
+  v[6] = nanosToMillis(task?.cpuNanos ?? 0);
+  v[7] = nanosToMillis(task?.scheduledNanos ?? 0);
+  v[8] = task?.rawInputRows ?? 0;
+  v[9] = task?.rawInputBytes ?? 0;
+  v[10] = stage?.fragment.source.kind === 'scan' ? (task?.rawInputBytes ?? 0) : 0;
+  v[11] = task?.state === 'FAILED' ? 1 : 0;
+  const memo = (stageTexts[stageId] ??= new TextMemo(12));
+  // The state and the sub-stages' texts as one key string (a state name has no '|').
+  const keyText = `${state}|${subStages}`;
   return (
-    `{"stageId":"${stageId}","state":"${state}","done":${DONE_STAGE_STATES.has(state)},"nodes":${task ? 1 : 0}` +
-    `,"totalSplits":${jsonNumber(task?.totalDrivers ?? 0)},"queuedSplits":${jsonNumber(task?.queuedDrivers ?? 0)}` +
-    `,"runningSplits":${jsonNumber(task?.runningDrivers ?? 0)},"completedSplits":${jsonNumber(task?.completedDrivers ?? 0)}` +
-    `,"cpuTimeMillis":${jsonNumber(nanosToMillis(task?.cpuNanos ?? 0))},"wallTimeMillis":${jsonNumber(nanosToMillis(task?.scheduledNanos ?? 0))}` +
-    `,"processedRows":${jsonNumber(task?.rawInputRows ?? 0)},"processedBytes":${jsonNumber(task?.rawInputBytes ?? 0)}` +
-    `,"physicalInputBytes":${jsonNumber(stage?.fragment.source.kind === 'scan' ? (task?.rawInputBytes ?? 0) : 0)}` +
-    `,"failedTasks":${task?.state === 'FAILED' ? 1 : 0},"coordinatorOnly":false,"subStages":[${subStages.join(',')}]}`
+    memo.get(v, keyText) ??
+    memo.set(
+      v,
+      keyText,
+      `{"stageId":"${stageId}","state":"${state}","done":${DONE_STAGE_STATES.has(state)},"nodes":${v[1]}` +
+        `,"totalSplits":${jsonNumber(v[2])},"queuedSplits":${jsonNumber(v[3])}` +
+        `,"runningSplits":${jsonNumber(v[4])},"completedSplits":${jsonNumber(v[5])}` +
+        `,"cpuTimeMillis":${jsonNumber(v[6])},"wallTimeMillis":${jsonNumber(v[7])}` +
+        `,"processedRows":${jsonNumber(v[8])},"processedBytes":${jsonNumber(v[9])}` +
+        `,"physicalInputBytes":${jsonNumber(v[10])}` +
+        `,"failedTasks":${v[11]},"coordinatorOnly":false,"subStages":[${subStages}]}`,
+    )
   );
 }
 
@@ -105,17 +133,47 @@ function statsJson(query: Query, tasks: readonly SqlTask[], now: number): string
       leafBytes += t.rawInputBytes;
     }
   }
-  const progress = scheduled && totalSplits > 0 ? `,"progressPercentage":${jsonNumber(Math.min(100, (completedSplits * 100) / totalSplits))}` : '';
-  const rootStage = query.execution ? `,"rootStage":${stageStatsJson(query, 0)}` : '';
-  return (
-    `{"state":"${query.state}","queued":${query.state === 'QUEUED'},"scheduled":${scheduled},"nodes":${tasks.length > 0 ? 1 : 0}` +
-    `,"totalSplits":${jsonNumber(totalSplits)},"queuedSplits":${jsonNumber(queuedSplits)},"runningSplits":${jsonNumber(runningSplits)},"completedSplits":${jsonNumber(completedSplits)}` +
-    `,"cpuTimeMillis":${jsonNumber(nanosToMillis(cpuNanos))},"wallTimeMillis":${jsonNumber(nanosToMillis(scheduledNanos))}` +
-    `,"queuedTimeMillis":${jsonNumber((query.planningStartTime ?? now) - query.createTime)},"elapsedTimeMillis":${jsonNumber(now - query.createTime)}` +
-    `,"processedRows":${jsonNumber(leafRows)},"processedBytes":${jsonNumber(leafBytes)},"physicalInputBytes":${jsonNumber(leafBytes)}` +
-    `,"peakMemoryBytes":${jsonNumber(peakMemoryBytes)},"spilledBytes":0${progress}${rootStage}}`
-  );
+  // Every field but the two times a query's answers differ in most (queued, elapsed) comes from
+  // a memo: the part before them and the part after, each the last text built from equal values.
+  const v = statValues;
+  v[0] = scheduled ? 1 : 0;
+  v[1] = tasks.length > 0 ? 1 : 0;
+  v[2] = totalSplits;
+  v[3] = queuedSplits;
+  v[4] = runningSplits;
+  v[5] = completedSplits;
+  v[6] = nanosToMillis(cpuNanos);
+  v[7] = nanosToMillis(scheduledNanos);
+  const head =
+    statsHead.get(v, query.state) ??
+    statsHead.set(
+      v,
+      query.state,
+      `{"state":"${query.state}","queued":${query.state === 'QUEUED'},"scheduled":${scheduled},"nodes":${v[1]}` +
+        `,"totalSplits":${jsonNumber(totalSplits)},"queuedSplits":${jsonNumber(queuedSplits)},"runningSplits":${jsonNumber(runningSplits)},"completedSplits":${jsonNumber(completedSplits)}` +
+        `,"cpuTimeMillis":${jsonNumber(v[6])},"wallTimeMillis":${jsonNumber(v[7])}`,
+    );
+  const rootStage = query.execution ? stageStatsJson(query, 0) : '';
+  v[0] = leafRows;
+  v[1] = leafBytes;
+  v[2] = peakMemoryBytes;
+  // -1: no progress field (a fraction is never negative).
+  v[3] = scheduled && totalSplits > 0 ? Math.min(100, (completedSplits * 100) / totalSplits) : -1;
+  const tail =
+    statsTail.get(v, rootStage) ??
+    statsTail.set(
+      v,
+      rootStage,
+      `,"processedRows":${jsonNumber(leafRows)},"processedBytes":${jsonNumber(leafBytes)},"physicalInputBytes":${jsonNumber(leafBytes)}` +
+        `,"peakMemoryBytes":${jsonNumber(peakMemoryBytes)},"spilledBytes":0` +
+        `${v[3] >= 0 ? `,"progressPercentage":${jsonNumber(v[3])}` : ''}${query.execution ? `,"rootStage":${rootStage}` : ''}}`,
+    );
+  return `${head},"queuedTimeMillis":${jsonNumber((query.planningStartTime ?? now) - query.createTime)},"elapsedTimeMillis":${jsonNumber(now - query.createTime)}${tail}`;
 }
+
+/** The last texts of StatementStats before and after its two times (see statsJson). */
+const statsHead = new TextMemo(8);
+const statsTail = new TextMemo(4);
 
 function sum(tasks: readonly SqlTask[], f: (t: SqlTask) => number): number {
   return tasks.reduce((n, t) => n + f(t), 0);
