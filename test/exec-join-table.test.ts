@@ -65,6 +65,37 @@ describe('join key index', () => {
     expect((t.direct as Int32Array).length).toBe(103);
   });
 
+  it('keys in ascending order get the same rank index, duplicates chained in build order', () => {
+    // Ascending (a table read in key order) takes its slots by counting, not from the bitmap.
+    const keys: (number | null)[] = [];
+    for (let i = 0; i < 300; i++) {
+      keys.push(5_000 + i * 997);
+      if (i % 7 === 0) keys.push(5_000 + i * 997); // a duplicate, right after
+      if (i % 11 === 0) keys.push(null);
+    }
+    const t = table(keys);
+    expect(t.keyRanks).not.toBeNull();
+    expect(t.directUnique).toBe(false);
+    const bits = t.keyBits as Int32Array;
+    const rowsOf = (key: number): number[] => {
+      const k = key - t.keyMin;
+      const word = bits[k >>> 5];
+      if (((word >>> (k & 31)) & 1) === 0) return [];
+      const rank = (t.keyRanks as Int32Array)[k >>> 5] + [...Array(k & 31).keys()].filter((b) => (word >>> b) & 1).length;
+      const rows: number[] = [];
+      for (let j = (t.direct as Int32Array)[rank]; j >= 0; j = (t.directNext as Int32Array)[j]) rows.push(j);
+      return rows;
+    };
+    const expected = new Map<number, number[]>();
+    keys.forEach((key, row) => key !== null && expected.set(key, [...(expected.get(key) ?? []), row]));
+    for (const [key, rows] of expected) expect(rowsOf(key), `key ${key}`).toEqual(rows);
+    expect(rowsOf(5_001)).toEqual([]);
+    expect((t.direct as Int32Array).length).toBe(expected.size);
+    const unique = table(Array.from({ length: 200 }, (_, i) => 70_000 + i * 500));
+    expect(unique.keyRanks).not.toBeNull();
+    expect(unique.directUnique).toBe(true);
+  });
+
   it('a very sparse range, non-integer keys and strings are only hashed', () => {
     expect(table([1, 2 ** 30]).direct).toBeNull();
     expect(table([1, 2 ** 30]).keyBits).toBeNull();
