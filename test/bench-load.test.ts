@@ -40,6 +40,9 @@ describe('the load client', () => {
     expect(r.queryP50Ms).toBeGreaterThan(0);
     expect(r.queryP50Ms!).toBeGreaterThanOrEqual(r.requestP50Ms);
     expect(r.queryP99Ms!).toBeLessThan(1000);
+    // The percentiles leave out the run's first tenth (a 1 s run); the whole run's p99 is there too.
+    expect(r.settleSeconds).toBe(0.1);
+    expect(r.queryP99AllMs).toBeGreaterThan(0);
     // The polls' bytes came from the worker's own builder, not autocannon's (a changed autocannon
     // would silently fall back to its slower one).
     expect(r.pollsBuiltBy).toBe('load-worker');

@@ -87,6 +87,8 @@ export interface ProtocolResults {
   readonly rounds: number;
   /** Each round's CPU ratios (ours ÷ hello, ours ÷ shaped), where /proc tells. */
   readonly roundCpuRatios?: readonly { readonly overHello: number; readonly overShaped: number }[];
+  /** Each round's SELECT 1 throughput and p99 at `connections`, and the SELECT 1-shaped bare server's p99. */
+  readonly roundLatencies?: readonly { readonly queriesPerSecond: number; readonly queryP99Ms: number; readonly shapedP99Ms: number }[];
 }
 
 export interface LoadOptions {
@@ -187,5 +189,6 @@ async function protocolLoadWith(client: LoadClient, baseUrl: string, o: LoadOpti
     cpuPerRequestOverShaped: cpuKnown ? median(roundCpuRatios.map((x) => x.overShaped!)) : undefined,
     rounds,
     roundCpuRatios: cpuKnown ? roundCpuRatios.map((x) => ({ overHello: x.overHello!, overShaped: x.overShaped! })) : undefined,
+    roundLatencies: trivialRounds.map((t, r) => ({ queriesPerSecond: t.queriesPerSecond ?? NaN, queryP99Ms: t.queryP99Ms ?? NaN, shapedP99Ms: shapedRounds[r]!.queryP99Ms ?? NaN })),
   };
 }

@@ -160,13 +160,18 @@ export function loadTable(results: BenchResults): string {
     l.roundCpuRatios !== undefined && l.roundCpuRatios.length > 1
       ? `\nserver thread CPU per HTTP request by round: ${l.roundCpuRatios.map((x) => `${fmtRatio(x.overHello)} / ${fmtRatio(x.overShaped)}`).join(', ')} (over the bare reply / the SELECT 1-shaped answers)`
       : '';
+  const latencyRounds =
+    l.roundLatencies !== undefined && l.roundLatencies.length > 1
+      ? `\nSELECT 1 at ${l.trivial.connections} clients by round: ${l.roundLatencies.map((x) => `${Math.round(x.queriesPerSecond)} queries/s, p99 ${fmtMs(x.queryP99Ms)} (bare shaped ${fmtMs(x.shapedP99Ms)})`).join('; ')}`
+      : '';
   const roundsNote = rounds > 1 ? `; SELECT 1 at ${l.trivial.connections} clients and the bare servers: medians of ${rounds} rounds, each running the three one after the other, and ratios the median of each round's own` : '';
   return [
-    `statement protocol on loopback: keep-alive clients (autocannon in a worker thread) for ${l.trivial.seconds.toFixed(1)} s each; a query = POST /v1/statement + GET nextUri until done${roundsNote}`,
+    `statement protocol on loopback: keep-alive clients (autocannon in one worker thread for every scenario) for ${l.trivial.seconds.toFixed(1)} s each; a query = POST /v1/statement + GET nextUri until done; query p50/p99 leave out the queries started in a run's first ${l.trivial.settleSeconds ?? 0} s (its connections are new: every server, the bare ones too, starts slow), the JSON has the whole run's p99 too${roundsNote}`,
     t.toString(),
     `per-request cost vs the bare uWebSockets.js reply: ${fmtRatio(l.perRequestOverhead)} per HTTP request, ${fmtRatio(l.perQueryOverhead)} per complete SELECT 1 (POST + GETs)${cpu}` +
       ' (the load client shares the two cores and costs as much per request as the server: it bounds every throughput here)' +
-      perRound,
+      perRound +
+      latencyRounds,
   ].join('\n');
 }
 
