@@ -145,12 +145,21 @@ export function bufferOf(bytes: Uint8Array): Buffer {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
-/** Decodes row `row` of a Utf8 column without copying the bytes first. */
+/** A Buffer view of each column's bytes, made once (see readUtf8). */
+const byteViews = new WeakMap<Uint8Array, Buffer>();
+
+/**
+ * Decodes row `row` of a Utf8 column without copying the bytes first. The Buffer view over the
+ * column's bytes is made once per column: one per row cost ~350 of a row's ~530 ns
+ * (Q22's substring(c_phone, 1, 2) as a projection).
+ */
 export function readUtf8(col: VarcharColumn, row: number): string {
   const start = col.offsets[row];
   const end = col.offsets[row + 1];
   if (end - start === 0) return '';
-  return bufferOf(col.data).toString('utf8', start, end);
+  let view = byteViews.get(col.data);
+  if (view === undefined) byteViews.set(col.data, (view = bufferOf(col.data)));
+  return view.toString('utf8', start, end);
 }
 
 export function encodeUtf8(s: string): Uint8Array {
@@ -179,6 +188,9 @@ export function readValue(col: Column, row: number): number | boolean | string |
 }
 
 /** Builds a Utf8 column by appending strings (or raw UTF-8 bytes), growing its buffers as needed. */
+/** Strings up to this many UTF-16 units are tried as ASCII first (VarcharBuilder.append). */
+const SHORT_STRING = 64;
+
 export class VarcharBuilder {
   private offsets: Int32Array;
   private data: Uint8Array;
@@ -222,10 +234,20 @@ export class VarcharBuilder {
 
   append(s: string): void {
     this.ensureRows();
+    const n = s.length;
     // UTF-8 needs at most 3 bytes per UTF-16 code unit.
-    this.ensureBytes(s.length * 3);
-    const { written } = utf8Encoder.encodeInto(s, this.data.subarray(this.bytes));
-    this.bytes += written;
+    this.ensureBytes(n * 3);
+    const data = this.data;
+    const at = this.bytes;
+    // A short ASCII string is its own bytes: copied in a loop, without the view and the native
+    // call encodeInto takes per row.
+    let i = 0;
+    if (n <= SHORT_STRING) for (; i < n; i++) {
+      const c = s.charCodeAt(i);
+      if (c >= 0x80) break;
+      data[at + i] = c;
+    }
+    this.bytes += i === n ? n : utf8Encoder.encodeInto(s, data.subarray(at)).written;
     this.offsets[++this.count] = this.bytes;
   }
 
