@@ -96,7 +96,10 @@ describe('topIndices: the first N rows of the order without sorting the rest', (
   const n = 3000;
   const num = Array.from({ length: n }, (_, i) => (i % 17 === 0 ? null : i % 13 === 0 ? Number.NaN : i % 11 === 0 ? -0 : ((i * 37) % 23) - 11));
   const int = Array.from({ length: n }, (_, i) => (i % 19 === 0 ? null : (i * 7) % 5));
-  const str = Array.from({ length: n }, (_, i) => (i % 23 === 0 ? null : ['b', 'a', 'ä', 'B', ''][(i * 3) % 5]));
+  // Strings with prefixes of each other, and characters where UTF-16 order and byte order part
+  // (U+E000 and above against characters outside the BMP).
+  const words = ['b', 'a', 'ä', 'B', '', 'ab', 'abc', '\uE000x', '😀', 'a😀', 'a\uE001', '\uFFFDz', 'é', 'e'];
+  const str = Array.from({ length: n }, (_, i) => (i % 23 === 0 ? null : words[(i * 3) % words.length]));
   const page = {
     length: n,
     columns: [

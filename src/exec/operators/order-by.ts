@@ -1,7 +1,7 @@
 // ORDER BY (and top-N when a limit is given): gathers its input, sorts row indices by the keys,
 // and emits the rows in order. Trino's default: NULLs last in both directions unless stated.
 
-import type { Page } from '../../data/page.js';
+import { readUtf8, type Page, type VarcharColumn } from '../../data/page.js';
 import type { SqlType } from '../../data/types.js';
 import type { SortKey } from '../../sql/plan.js';
 import { nullFlags, numericValues } from '../column-readers.js';
@@ -106,18 +106,22 @@ function rowComparator(page: Page, keys: readonly SortKey[]): (a: number, b: num
   const n = page.length;
   const byKey = keys.map((key): ((a: number, b: number) => number) => {
     const col = page.columns[key.index];
+    const nulls = nullFlags(col);
+    const sign = key.ascending ? 1 : -1;
+    // A NULL against anything: NULLs first or last, whatever the direction.
+    const nullOrder = (a: number, b: number): number => (nulls![a] === nulls![b] ? 0 : (nulls![a] === 1) === key.nullsFirst ? -1 : 1);
+    if (col.kind === 'varchar') {
+      // Rows compared on their bytes: ranking every row first sorts all the distinct strings
+      // (150k customer names: 270 ms for a top 5), where most rows lose to the heap's top at once.
+      return (a, b) => (nulls !== null && (nulls[a] === 1 || nulls[b] === 1) ? nullOrder(a, b) : sign * compareUtf8Rows(col, a, b));
+    }
     if (col.kind !== 'fixed') {
       const { ranks } = keyRanks(page, key, n);
       return (a, b) => ranks[a] - ranks[b];
     }
     const v = numericValues(col);
-    const nulls = nullFlags(col);
-    const sign = key.ascending ? 1 : -1;
     return (a, b) => {
-      if (nulls !== null && (nulls[a] === 1 || nulls[b] === 1)) {
-        if (nulls[a] === nulls[b]) return 0;
-        return (nulls[a] === 1) === key.nullsFirst ? -1 : 1;
-      }
+      if (nulls !== null && (nulls[a] === 1 || nulls[b] === 1)) return nullOrder(a, b);
       const x = v[a];
       const y = v[b];
       // NaN above every number; -0 equal to 0.
@@ -132,4 +136,34 @@ function rowComparator(page: Page, keys: readonly SortKey[]): (a: number, b: num
     }
     return a - b;
   };
+}
+
+/**
+ * Rows a and b of a varchar column in the order keyRanks sorts strings (JavaScript's, by UTF-16
+ * units), read from their UTF-8 bytes: the bytes' order is the same except where the first
+ * characters that differ are at U+E000 or above (lead byte 0xEE or more), which are decoded and
+ * compared as strings.
+ */
+export function compareUtf8Rows(col: VarcharColumn, a: number, b: number): number {
+  const { offsets, data } = col;
+  const startA = offsets[a];
+  const endA = offsets[a + 1];
+  const startB = offsets[b];
+  const endB = offsets[b + 1];
+  const common = Math.min(endA - startA, endB - startB);
+  for (let k = 0; k < common; k++) {
+    const x = data[startA + k];
+    const y = data[startB + k];
+    if (x === y) continue;
+    // The differing characters start where the identical prefix's last lead byte is.
+    let lead = k;
+    while (lead > 0 && (data[startA + lead] & 0xc0) === 0x80) lead--;
+    if (data[startA + lead] >= 0xee || data[startB + lead] >= 0xee) {
+      const s = readUtf8(col, a);
+      const t = readUtf8(col, b);
+      return s < t ? -1 : s > t ? 1 : 0;
+    }
+    return x < y ? -1 : 1;
+  }
+  return endA - startA === endB - startB ? 0 : endA - startA < endB - startB ? -1 : 1;
 }
