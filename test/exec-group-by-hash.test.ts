@@ -155,3 +155,33 @@ describe('four or more keys led by a numeric one (manyNumericLeadIds)', () => {
   };
   for (const width of [4, 5, 7]) it(`${width} keys`, () => run(width));
 });
+
+describe('one plain varchar key (grouped by its bytes)', () => {
+  it('equal strings share a group across plain and dictionary pages, NULL its own; the key column gives them back', () => {
+    const table = new GroupByHash([true]);
+    const expected = new Map<string, number>();
+    const want = (values: readonly (string | null)[]): number[] =>
+      values.map((v) => {
+        const key = v === null ? '\u0000null' : v;
+        if (!expected.has(key)) expected.set(key, expected.size);
+        return expected.get(key)!;
+      });
+    // Many distinct long strings: the witness arena (64 KB at first) and the table grow mid-page.
+    const first = Array.from({ length: 6000, }, (_, i) => (i % 97 === 0 ? null : i % 3 === 0 ? `k${i % 50}` : `customer-${'x'.repeat(i % 40)}-${i}-ä`));
+    const second = ['', 'k1', null, 'é', '', '😀', 'k1', ...first.slice(0, 200)];
+    for (const values of [first, second]) expect([...table.groupIds([columnFromStrings(VARCHAR, values, values.length)], values.length)]).toEqual(want(values));
+    // A dictionary page with values seen before and new ones.
+    const dict = columnFromStrings(VARCHAR, ['k1', 'new', 'é', 'customer-x-1-ä'], 4) as VarcharColumn;
+    const indices = Int32Array.from([0, 1, 2, 3, 1]);
+    expect([...table.groupIds([dictionaryColumn(VARCHAR, indices, dict)], 5)]).toEqual(want(['k1', 'new', 'é', 'customer-x-1-ä', 'new']));
+    expect(table.groupCount).toBe(expected.size);
+    const keys = table.keyColumn(0, VARCHAR, table.groupCount);
+    // The bytes went into the key column as they were (an interned-string key comes back as a dictionary).
+    expect(keys.kind).toBe('varchar');
+    const decoded = Array.from({ length: table.groupCount }, (_, g) => {
+      if (keys.validity !== null && ((keys.validity[g >> 3] >> (g & 7)) & 1) === 0) return '\u0000null';
+      return keys.kind === 'varchar' ? Buffer.from(keys.data.subarray(keys.offsets[g], keys.offsets[g + 1])).toString('utf8') : '?';
+    });
+    expect(decoded).toEqual([...expected.keys()]);
+  });
+});

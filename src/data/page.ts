@@ -255,7 +255,12 @@ export class VarcharBuilder {
     this.ensureRows();
     const n = end - start;
     this.ensureBytes(n);
-    this.data.set(bytes.subarray(start, end), this.bytes);
+    // A short value in a loop: a view per row to set() from cost more than the copy.
+    if (n <= SHORT_STRING) {
+      const data = this.data;
+      const at = this.bytes;
+      for (let i = 0; i < n; i++) data[at + i] = bytes[start + i];
+    } else this.data.set(bytes.subarray(start, end), this.bytes);
     this.bytes += n;
     this.offsets[++this.count] = this.bytes;
   }

@@ -224,6 +224,12 @@ function emitArguments(b: KernelBuilder, args: readonly (Expr | null)[], ops: re
     const arg = args[k];
     if (op === 'count_star' || arg === null) return null;
     const r = b.emit(arg, body);
+    // count(column) needs only the NULL flag: a varchar value would be decoded per row for nothing
+    // (count(DISTINCT name)'s final count over sf1's 150k names: 40 ms).
+    if (op === 'count' && arg.kind === 'column') {
+      body.push(`const arg${k} = 0;`);
+      return r;
+    }
     // The value a projection would have stored: real columns hold float32.
     body.push(`const arg${k} = ${arg.type.id === 'real' ? `Math.fround(${r.v})` : r.v};`);
     return r;
