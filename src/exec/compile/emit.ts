@@ -149,7 +149,8 @@ export class KernelBuilder {
       const decl: string[] = [];
       if (shape.kind === 'fixed') decl.push(`const c${index} = ${c}.values;`);
       else if (shape.kind === 'dict') decl.push(`const c${index} = ${c}.indices; const d${index} = rt.dictStrings(${c});`);
-      else decl.push(`const c${index} = ${c};`);
+      // A varchar column's bytes as one Buffer view and its offsets, looked up once per page (rt.utf8At per row).
+      else decl.push(`const c${index} = ${c}; const vo${index} = ${c}.offsets; const vb${index} = rt.utf8View(${c}.data);`);
       if (shape.nullable) decl.push(`const m${index} = ${c}.validity;`);
       this.prologue.set(index, decl);
     }
@@ -242,7 +243,7 @@ export class KernelBuilder {
     const n = shape.nullable ? `(m${index} !== null && ((m${index}[i >> 3] >> (i & 7)) & 1) === 0)` : 'false';
     let v: string;
     if (shape.kind === 'dict') v = `d${index}[c${index}[i]]`;
-    else if (shape.kind === 'varchar') v = `rt.utf8(c${index}, i)`;
+    else if (shape.kind === 'varchar') v = `rt.utf8At(vb${index}, vo${index}, i)`;
     else if (shape.type.id === 'boolean') v = `(((c${index}[i >> 3] >> (i & 7)) & 1) === 1)`;
     else if (shape.type.id === 'bigint' || shape.type.id === 'timestamp') v = `(c${index}[2 * i + 1] * 4294967296 + (c${index}[2 * i] >>> 0))`;
     else v = `c${index}[i]`;
@@ -492,7 +493,7 @@ export class KernelBuilder {
       case 'substring':
         return c === undefined ? `rt.substr(${a}, ${b})` : `rt.substr(${a}, ${b}, ${c})`;
       case 'replace':
-        return `${a}.split(${b}).join(${c ?? '""'})`;
+        return `rt.replace(${a}, ${b}, ${c ?? '""'})`;
       case 'starts_with':
         return `${a}.startsWith(${b})`;
       case 'to_iso8601':

@@ -2,7 +2,7 @@
 // casts, date math and errors. Per-kernel constants (types, sets, regexes) live in `consts`.
 
 import type { DictionaryColumn, VarcharColumn } from '../../data/page.js';
-import { readUtf8 } from '../../data/page.js';
+import { readUtf8, utf8At, utf8View } from '../../data/page.js';
 import {
   addMonthsToDays,
   addMonthsToMillis,
@@ -318,6 +318,20 @@ function substr(s: string, start: number, length?: number): string {
   if (length !== undefined && length < 0) fail('INVALID_FUNCTION_ARGUMENT', 'Length must be non-negative');
   from = Math.max(0, from);
   return cps === null ? s.slice(from, to) : cps.slice(from, to).join('');
+}
+
+/**
+ * Trino's replace: every occurrence of `search` replaced; an empty `search` puts `replacement`
+ * before every character and after the last. replaceAll where `replacement` has no `$` (which it
+ * would read as a pattern): split and join cost ~3× as much (~1.2 µs for a phone number).
+ */
+function replace(s: string, search: string, replacement: string): string {
+  if (search === '') {
+    let out = replacement;
+    for (const ch of s) out += ch + replacement;
+    return out;
+  }
+  return replacement.includes('$') ? s.split(search).join(replacement) : s.replaceAll(search, replacement);
 }
 
 function codePointLength(s: string): number {
@@ -805,6 +819,8 @@ export const runtime = {
   minString,
   maxString,
   utf8: readUtf8,
+  utf8View,
+  utf8At,
   dictStrings,
   yearOfDays,
   fail,
@@ -812,6 +828,7 @@ export const runtime = {
   likeMatcher,
   castValue,
   substr,
+  replace,
   length: codePointLength,
   strpos,
   splitPart,
