@@ -86,7 +86,7 @@ interface Autocannon {
 const MAX_POLLS = 64;
 
 /** How long a run's start is left out of its latency percentiles: 0.5 s, or a tenth of a short run. */
-export function settleMs(s: LoadScenario): number {
+function settleMs(s: LoadScenario): number {
   return Math.min(500, 100 * s.durationSeconds);
 }
 

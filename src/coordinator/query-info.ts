@@ -25,10 +25,10 @@ function stageState(task: SqlTask | undefined, queryState: string): string {
 const DONE_STAGE_STATES = new Set(['FINISHED', 'CANCELED', 'ABORTED', 'FAILED']);
 
 /** The stages a stage reads: its exchange inputs and its join build inputs. */
-function subStageIds(stage: { children: readonly number[]; builds?: readonly { stageId: number }[] } | undefined): number[] {
+function subStageIds(stage: { children: readonly number[]; builds?: readonly { stageId: number }[] } | undefined): readonly number[] {
   if (!stage) return [];
   const builds = stage.builds ?? [];
-  if (builds.length === 0) return [...stage.children];
+  if (builds.length === 0) return stage.children;
   return [...new Set([...stage.children, ...builds.map((b) => b.stageId)])];
 }
 
@@ -54,7 +54,9 @@ function stageStatsJson(query: Query, stageId: number): string {
   const task = execution?.task(stageId);
   const stage = execution?.plan.stages.find((s) => s.stageId === stageId);
   const state = stageState(task, query.state);
-  const subStages = stage === undefined || (stage.children.length === 0 && (stage.builds?.length ?? 0) === 0) ? '' : subStageIds(stage).map((c) => stageStatsJson(query, c)).join(',');
+  const subStages = subStageIds(stage)
+    .map((c) => stageStatsJson(query, c))
+    .join(',');
   const v = statValues;
   v[0] = stageId;
   v[1] = task ? 1 : 0;

@@ -204,9 +204,10 @@ export function readValue(col: Column, row: number): number | boolean | string |
   }
 }
 
-/** Builds a Utf8 column by appending strings (or raw UTF-8 bytes), growing its buffers as needed. */
-/** Strings up to this many UTF-16 units are tried as ASCII first (VarcharBuilder.append). */
+/** Values up to this many UTF-16 units (or bytes) are copied in a loop (VarcharBuilder.append, appendBytes). */
 const SHORT_STRING = 64;
+
+/** Builds a Utf8 column by appending strings (or raw UTF-8 bytes), growing its buffers as needed. */
 
 export class VarcharBuilder {
   private offsets: Int32Array;

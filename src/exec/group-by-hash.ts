@@ -154,8 +154,7 @@ export class GroupByHash {
     // not decoded, interned in a Map and encoded again (count(DISTINCT name) over sf1's 150k
     // customers: ~1 µs a row in the partial step and ~3 in the final one, whose input was then a
     // 150k-entry dictionary).
-    if (keys.length === 1) return keys[0]!.kind === 'varchar' ? 0 : -1;
-    if (keys.length < 2) return -1;
+    if (keys.length < 2) return keys.length === 1 && keys[0]!.kind === 'varchar' ? 0 : -1;
     if (keys.some((c) => c.kind === 'fixed' && c.type.id === 'boolean')) return -1;
     return keys.findIndex((c) => c.kind === 'fixed');
   }

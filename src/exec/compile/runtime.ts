@@ -818,7 +818,6 @@ export const runtime = {
   lower: (s: string) => mapCase(s, false),
   minString,
   maxString,
-  utf8: readUtf8,
   utf8View,
   utf8At,
   dictStrings,

@@ -144,7 +144,7 @@ function rowComparator(page: Page, keys: readonly SortKey[]): (a: number, b: num
  * characters that differ are at U+E000 or above (lead byte 0xEE or more), which are decoded and
  * compared as strings.
  */
-export function compareUtf8Rows(col: VarcharColumn, a: number, b: number): number {
+function compareUtf8Rows(col: VarcharColumn, a: number, b: number): number {
   const { offsets, data } = col;
   const startA = offsets[a];
   const endA = offsets[a + 1];
