@@ -52,6 +52,7 @@ export async function createApp(config: Config, logger: Logger = createLogger({ 
     host: config.host,
     port: config.port,
     maxBodyBytes: config.maxBodyBytes,
+    ...(config.externalUrl === undefined ? {} : { externalUrl: config.externalUrl }),
     logger,
     recorder: health,
   });

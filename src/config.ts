@@ -18,6 +18,7 @@ interface OptionSpec {
 
 const OPTIONS: readonly OptionSpec[] = [
   { key: 'host', flag: '--host', env: 'HOST', value: '<address>', defaultText: '0.0.0.0', help: 'interface to listen on' },
+  { key: 'externalUrl', flag: '--external-url', env: 'EXTERNAL_URL', value: '<url>', defaultText: 'from each request\'s Host', help: 'the URL clients reach this server by (e.g. behind a proxy); every nextUri, infoUri and Location is built on it instead of the request\'s Host header' },
   { key: 'port', flag: '--port', env: 'PORT', value: '<n>', defaultText: '8080', help: 'TCP port; 0 picks a free port' },
   { key: 'dataDir', flag: '--data-dir', env: 'DATA_DIR', value: '<path>', defaultText: './data', help: 'folder for the identity store and generated data' },
   { key: 'workers', flag: '--workers', env: 'WORKERS', value: '<n>', defaultText: 'number of cores', help: 'worker threads executing query tasks' },
@@ -36,6 +37,7 @@ const OPTIONS: readonly OptionSpec[] = [
 
 type RawConfig = {
   host?: string;
+  externalUrl?: string;
   port?: string;
   dataDir?: string;
   workers?: string;
@@ -87,6 +89,23 @@ const nonEmpty = z.string().trim().min(1, 'must not be empty');
 const ConfigSchema = z.object({
   host: nonEmpty.default('0.0.0.0'),
   port: integerText(0, 65535).default(8080),
+  externalUrl: z
+    .string()
+    .transform((text, ctx) => {
+      let url: URL;
+      try {
+        url = new URL(text);
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be an absolute http:// or https:// URL' });
+        return z.NEVER;
+      }
+      if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.username || url.password || url.search || url.hash) {
+        ctx.addIssue({ code: 'custom', message: 'must be an http:// or https:// URL without credentials, query or fragment' });
+        return z.NEVER;
+      }
+      return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+    })
+    .optional(),
   dataDir: nonEmpty.default('./data'),
   workers: integerText(1, 1024).default(() => os.availableParallelism()),
   queryMaxMemory: sizeText.pipe(z.number().positive('must be positive')).default(1024 ** 3),
@@ -104,6 +123,8 @@ const ConfigSchema = z.object({
 
 export interface Config {
   readonly host: string;
+  /** The base URL clients reach the server by, without a trailing slash; unset: each request's valid Host. */
+  readonly externalUrl?: string;
   readonly port: number;
   readonly dataDir: string;
   readonly workers: number;
@@ -193,6 +214,7 @@ export function loadConfig(argv: readonly string[], env: Readonly<Record<string,
   const c = parsed.data;
   return {
     host: c.host,
+    ...(c.externalUrl === undefined ? {} : { externalUrl: c.externalUrl }),
     port: c.port,
     dataDir: c.dataDir,
     workers: c.workers,

@@ -37,28 +37,28 @@ describe('request head', () => {
   });
 
   it('keeps HTTP/1.1 connections open unless asked to close, HTTP/1.0 ones only when asked to keep them', () => {
-    expect(parseRequestHead('GET / HTTP/1.1\r\nConnection: Close').keepAlive).toBe(false);
-    expect(parseRequestHead('GET / HTTP/1.1\r\nConnection: keep-alive, Upgrade').keepAlive).toBe(true);
+    expect(parseRequestHead('GET / HTTP/1.1\r\nHost: h\r\nConnection: Close').keepAlive).toBe(false);
+    expect(parseRequestHead('GET / HTTP/1.1\r\nHost: h\r\nConnection: keep-alive, Upgrade').keepAlive).toBe(true);
     expect(parseRequestHead('GET / HTTP/1.0').keepAlive).toBe(false);
     expect(parseRequestHead('GET / HTTP/1.0\r\nConnection: Keep-Alive').keepAlive).toBe(true);
   });
 
   it('frames chunked bodies and refuses what could be read two ways (request smuggling)', () => {
-    expect(parseRequestHead('POST / HTTP/1.1\r\nTransfer-Encoding: Chunked').chunked).toBe(true);
-    expect(refusal('POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\nContent-Length: 5')).toBe(400);
-    expect(refusal('POST / HTTP/1.1\r\nContent-Length: 5\r\nContent-Length: 6')).toBe(400);
-    expect(parseRequestHead('POST / HTTP/1.1\r\nContent-Length: 5\r\nContent-Length: 5').contentLength).toBe(5);
-    expect(refusal('POST / HTTP/1.1\r\nContent-Length: -1')).toBe(400);
-    expect(refusal('POST / HTTP/1.1\r\nContent-Length: 1e3')).toBe(400);
-    expect(refusal('POST / HTTP/1.1\r\nTransfer-Encoding: chunked, identity')).toBe(400);
-    expect(refusal('POST / HTTP/1.1\r\nTransfer-Encoding: chunked, chunked')).toBe(400);
-    expect(refusal('POST / HTTP/1.1\r\nTransfer-Encoding: gzip, chunked')).toBe(501);
+    expect(parseRequestHead('POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: Chunked').chunked).toBe(true);
+    expect(refusal('POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\nContent-Length: 5')).toBe(400);
+    expect(refusal('POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\nContent-Length: 6')).toBe(400);
+    expect(parseRequestHead('POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\nContent-Length: 5').contentLength).toBe(5);
+    expect(refusal('POST / HTTP/1.1\r\nHost: h\r\nContent-Length: -1')).toBe(400);
+    expect(refusal('POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 1e3')).toBe(400);
+    expect(refusal('POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked, identity')).toBe(400);
+    expect(refusal('POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked, chunked')).toBe(400);
+    expect(refusal('POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip, chunked')).toBe(501);
     expect(refusal('GET / HTTP/1.1\r\nHost: a\nX-Smuggled: b')).toBe(400);
     expect(refusal('GET / HTTP/1.1\r\nHost: a\rX: b')).toBe(400);
     expect(refusal('GET / HTTP/1.1\r\nHost: a\r\n folded')).toBe(400);
-    expect(refusal('GET / HTTP/1.1\r\nBad Name: a')).toBe(400);
-    expect(refusal('GET / HTTP/1.1\r\n: no name')).toBe(400);
-    expect(refusal('GET / HTTP/1.1\r\nX: a\u0000b')).toBe(400);
+    expect(refusal('GET / HTTP/1.1\r\nHost: h\r\nBad Name: a')).toBe(400);
+    expect(refusal('GET / HTTP/1.1\r\nHost: h\r\n: no name')).toBe(400);
+    expect(refusal('GET / HTTP/1.1\r\nHost: h\r\nX: a\u0000b')).toBe(400);
   });
 
   it('refuses malformed request lines, other HTTP versions and unknown expectations', () => {
@@ -67,8 +67,30 @@ describe('request head', () => {
     expect(refusal('get / HTTP/1.1')).toBe(400);
     expect(refusal('GET / HTTP/2.0')).toBe(505);
     expect(refusal('GET / HTTP/1.2')).toBe(505);
-    expect(refusal('POST / HTTP/1.1\r\nExpect: 200-ok')).toBe(417);
-    expect(parseRequestHead('POST / HTTP/1.1\r\nExpect: 100-Continue\r\nContent-Length: 3').expectContinue).toBe(true);
+    expect(refusal('POST / HTTP/1.1\r\nHost: h\r\nExpect: 200-ok')).toBe(417);
+    expect(parseRequestHead('POST / HTTP/1.1\r\nHost: h\r\nExpect: 100-Continue\r\nContent-Length: 3').expectContinue).toBe(true);
+  });
+
+  it('takes request targets in origin-form, absolute-form, and `*` only for OPTIONS', () => {
+    expect(parseRequestHead('OPTIONS * HTTP/1.1\r\nHost: h').target).toBe('*');
+    expect(parseRequestHead('GET http://h:1/a HTTP/1.1\r\nHost: h').target).toBe('http://h:1/a');
+    expect(refusal('GET * HTTP/1.1\r\nHost: h')).toBe(400);
+    expect(refusal('GET a/b HTTP/1.1\r\nHost: h')).toBe(400);
+    expect(refusal('GET h:80 HTTP/1.1\r\nHost: h')).toBe(400);
+  });
+
+  it('wants exactly one valid Host on HTTP/1.1, and no Transfer-Encoding on HTTP/1.0 (RFC 9112 §3.2, §6.1)', () => {
+    expect(parseRequestHead('GET / HTTP/1.1\r\nHost: [::1]:8080').headers.host).toBe('[::1]:8080');
+    expect(parseRequestHead('GET / HTTP/1.0').headers.host).toBeUndefined();
+    for (const bad of ['', 'Host: a\r\nHost: a', 'Host: ', 'Host: a b', 'Host: u@a', 'Host: a:b', 'Host: a/b']) {
+      expect(refusal(`GET / HTTP/1.1${bad ? `\r\n${bad}` : ''}`), bad).toBe(400);
+    }
+    expect(refusal('GET / HTTP/1.0\r\nHost: a b')).toBe(400);
+    expect(refusal('POST / HTTP/1.0\r\nTransfer-Encoding: chunked')).toBe(400);
+    // The Host rules hold for a header block the cache has seen with another request line.
+    const cache = new HeaderBlockCache();
+    expect(parseRequestHead('GET / HTTP/1.0\r\nX: 1', cache).minorVersion).toBe(0);
+    expect(() => parseRequestHead('GET / HTTP/1.1\r\nX: 1', cache)).toThrow(BadRequestHead);
   });
 });
 
@@ -94,7 +116,7 @@ describe('chunked body', () => {
   });
 
   it('refuses malformed framing', () => {
-    for (const bad of ['x\r\n', '5\r\nhelloXX', '5\nhello\r\n', '5\r\nhello\r\n0\r\nT: x\n\r\n', `${'f'.repeat(13)}\r\n`, `1;${'e'.repeat(5000)}`]) {
+    for (const bad of ['x\r\n', '5\r\nhelloXX', '5\nhello\r\n', '5\r\nhello\r\n0\r\nT: x\n\r\n', `${'f'.repeat(13)}\r\n`, `1;${'e'.repeat(5000)}`, '5 \r\nhello\r\n', '5\r\r\nhello\r\n', '5;a\x01\r\nhello\r\n', '5\r\nhello\r\n0\r\nno colon\r\n']) {
       expect(() => decode(`${bad}0\r\n\r\n`, 3), bad).toThrow(BadRequestHead);
     }
   });

@@ -61,6 +61,9 @@ describe('loadConfig', () => {
     [['--bogus'], {}, /unknown argument '--bogus'/],
     [['--port'], {}, /--port needs a value/],
     [['--port', '--host', 'x'], {}, /--port needs a value/],
+    [['--external-url', 'sql.example.com'], {}, /--external-url: must be an absolute http/],
+    [[], { EXTERNAL_URL: 'ftp://sql.example.com' }, /EXTERNAL_URL: must be an http/],
+    [['--external-url', 'https://u:p@sql.example.com'], {}, /--external-url: must be an http.* without credentials/],
   ] as const)('rejects %j %j with a clear message and exit code 2', (argv, env, message) => {
     try {
       loadConfig(argv, env);
@@ -70,6 +73,12 @@ describe('loadConfig', () => {
       expect((error as ConfigError).message).toMatch(message);
       expect((error as ConfigError).exitCode).toBe(2);
     }
+  });
+
+  it('takes an external URL without its trailing slash', () => {
+    expect(loadConfig(['--external-url', 'https://sql.example.com:8443/'], {}).externalUrl).toBe('https://sql.example.com:8443');
+    expect(loadConfig([], { EXTERNAL_URL: 'http://proxy/trino/' }).externalUrl).toBe('http://proxy/trino');
+    expect(loadConfig([], {}).externalUrl).toBeUndefined();
   });
 
   it('answers --help with the usage text', () => {

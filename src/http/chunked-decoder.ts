@@ -1,7 +1,13 @@
 // Decodes a chunked request body (RFC 9112 §7.1) as its bytes arrive, in whatever pieces:
-// chunk-size lines (extensions ignored), data, the CRLF after each chunk, and the trailer section,
-// which is read and dropped. Malformed framing throws BadRequestHead(400).
+// chunk-size lines (extensions checked, then ignored), data, the CRLF after each chunk, and the
+// trailer section, checked as header fields and dropped. Malformed framing throws
+// BadRequestHead(400). As strict as llhttp: no whitespace of any kind around the size or
+// inside extensions, no control characters, trailer lines `name: value` only.
+import { isFieldValueChar, isTokenChar } from './field-syntax.js';
 import { BadRequestHead } from './request-head.js';
+
+/** `1*HEXDIG *( ";" token [ "=" ( token / quoted-string ) ] )`, with nothing else on the line. */
+const CHUNK_SIZE_LINE = /^([0-9A-Fa-f]{1,12})((?:;[!#$%&'*+\-.^_`|~0-9A-Za-z]+(?:=(?:[!#$%&'*+\-.^_`|~0-9A-Za-z]+|"(?:[\t !#-\[\]-~\x80-\xff]|\\[\t -~\x80-\xff])*"))?)*)$/;
 
 const enum Phase {
   Size,
@@ -76,12 +82,20 @@ export class ChunkedDecoder {
     const content = line.slice(0, -2);
     if (this.phase === Phase.Trailer) {
       if (content === '') this.phase = Phase.Done;
+      else checkTrailerField(content);
       return;
     }
-    const semicolon = content.indexOf(';');
-    const size = (semicolon < 0 ? content : content.slice(0, semicolon)).trim();
-    if (!/^[0-9a-fA-F]{1,12}$/.test(size)) throw new BadRequestHead(400, 'invalid chunk size');
-    this.remaining = parseInt(size, 16);
+    const sizeLine = CHUNK_SIZE_LINE.exec(content);
+    if (!sizeLine) throw new BadRequestHead(400, 'invalid chunk size line');
+    this.remaining = parseInt(sizeLine[1]!, 16);
     this.phase = this.remaining === 0 ? Phase.Trailer : Phase.Data;
   }
+}
+
+/** A trailer line is a header field: a token, a colon, then a value of field characters (a bare CR is not one). */
+function checkTrailerField(line: string): void {
+  let colon = 0;
+  while (colon < line.length && isTokenChar(line.charCodeAt(colon))) colon++;
+  if (colon === 0 || line.charCodeAt(colon) !== 0x3a) throw new BadRequestHead(400, 'malformed trailer field');
+  for (let i = colon + 1; i < line.length; i++) if (!isFieldValueChar(line.charCodeAt(i))) throw new BadRequestHead(400, 'invalid character in trailer field');
 }

@@ -69,6 +69,8 @@ export interface ServerContext {
   readonly logger: Logger;
   readonly recorder: RequestRecorder;
   fallbackBaseUrl: string;
+  /** Configured base URL: used for every request, whatever its Host. */
+  readonly externalUrl: string | undefined;
   /** The server is shutting down: every reply closes its connection. */
   closing: boolean;
   requestStarted(): void;
@@ -430,6 +432,7 @@ export class Connection {
 
   /** The client's view of our address, from the Host header when it is a plain host[:port]. */
   private baseUrlFor(host: string | undefined): string {
+    if (this.server.externalUrl !== undefined) return this.server.externalUrl;
     if (host !== this.lastHost) {
       this.lastHost = host;
       this.lastBaseUrl = host && HOST_HEADER.test(host) ? `http://${host}` : '';

@@ -3,7 +3,9 @@
 // Content-Length), how the body is framed and whether the connection stays open. Strict where
 // laxness invites request smuggling: no bare CR or LF (field-syntax.ts refuses every
 // control character but tab), no obs-fold, no Transfer-Encoding together with
-// Content-Length, no conflicting lengths, no transfer coding other than a final `chunked`.
+// Content-Length, no conflicting lengths, no transfer coding other than a final `chunked`, no
+// Transfer-Encoding on HTTP/1.0 (RFC 9112 §6.1: faulty framing). An HTTP/1.1 request carries
+// exactly one valid Host (RFC 9112 §3.2); targets are origin-form, absolute-form, or `*` for OPTIONS.
 
 import { isFieldValueChar, isTokenChar } from './field-syntax.js';
 
@@ -47,7 +49,17 @@ interface HeaderFields {
   /** The Connection header, lower case. */
   readonly connection: string | undefined;
   readonly expectContinue: boolean;
+  /** Why the Host field lines are not one valid `uri-host [":" port]`, when they are not. */
+  readonly hostProblem: 'missing' | 'repeated' | 'invalid' | undefined;
 }
+
+/**
+ * RFC 3986 `host [":" port]`: an IP literal in brackets, or a reg-name (unreserved, sub-delims,
+ * percent-encoded; IPv4 is a reg-name too), and an optional port of up to 5 digits.
+ */
+const HOST_VALUE = /^(?:\[[0-9A-Fa-f:.]+\]|\[v[0-9A-Fa-f]+\.[A-Za-z0-9\-._~!$&'()*+,;=:]+\]|(?:[A-Za-z0-9\-._~!$&'()*+,;=]|%[0-9A-Fa-f]{2})+)(?::\d{0,5})?$/;
+/** Absolute-form: a scheme and `//` (the authority and path are checked when routing). */
+const ABSOLUTE_FORM = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//;
 
 /**
  * The last two header blocks a connection sent and what they parsed to. A client sends the same
@@ -90,10 +102,14 @@ export function parseRequestHead(text: string, cache?: HeaderBlockCache): Reques
   const major = line[3]!;
   const minor = line[4]!;
   if (major !== '1' || (minor !== '0' && minor !== '1')) throw new BadRequestHead(505, `HTTP/${major}.${minor} is not supported`);
+  if (target.charCodeAt(0) !== 0x2f && !(target === '*' ? method === 'OPTIONS' : ABSOLUTE_FORM.test(target))) throw new BadRequestHead(400, 'invalid request target');
 
   const block = eol + 2 < length ? text.slice(eol + 2) : '';
   const fields = cache ? cache.fieldsOf(block) : parseHeaderFields(block);
   const minorVersion = Number(minor);
+  const hostProblem = fields.hostProblem;
+  if (hostProblem !== undefined && (minorVersion === 1 || hostProblem !== 'missing')) throw new BadRequestHead(400, `${hostProblem} Host header`);
+  if (fields.chunked && minorVersion === 0) throw new BadRequestHead(400, 'Transfer-Encoding in an HTTP/1.0 request');
   const keepAlive = minorVersion === 1 ? !hasToken(fields.connection, 'close') : hasToken(fields.connection, 'keep-alive');
   return { method, target, minorVersion, headers: fields.headers, contentLength: fields.contentLength, chunked: fields.chunked, keepAlive, expectContinue: fields.expectContinue };
 }
@@ -106,6 +122,7 @@ function parseHeaderFields(text: string): HeaderFields {
   const length = text.length;
   const headers: Record<string, string> = {};
   let contentLength: string | undefined;
+  let hostLines = 0;
   for (let start = 0, eol = 0; start < length; start = eol + 2) {
     eol = text.indexOf('\r\n', start);
     if (eol < 0) eol = length;
@@ -135,6 +152,7 @@ function parseHeaderFields(text: string): HeaderFields {
       headers[name] = value;
       continue;
     }
+    if (name === 'host') hostLines++;
     const previous = headers[name];
     headers[name] = previous === undefined ? value : `${previous}, ${value}`;
   }
@@ -156,6 +174,7 @@ function parseHeaderFields(text: string): HeaderFields {
     chunked,
     connection: headers.connection?.toLowerCase(),
     expectContinue: expect === '100-continue',
+    hostProblem: hostLines === 0 ? 'missing' : hostLines > 1 ? 'repeated' : HOST_VALUE.test(headers.host!) ? undefined : 'invalid',
   };
 }
 

@@ -8,7 +8,10 @@
 //   405 Method Not Allowed a pattern matches under other methods; `Allow` lists them
 //   400 Bad Request        a parameter is not valid percent-encoding
 // HEAD runs the GET handler when no HEAD handler is registered (the server drops the body and
-// keeps its length); OPTIONS answers 204 with `Allow` unless an OPTIONS handler is registered.
+// keeps its length); OPTIONS answers 204 with `Allow` unless an OPTIONS handler is registered, and
+// `OPTIONS *` (the server as a whole) answers 204 with every method any route takes.
+// Runs of slashes in a path count as one (`//admin/serverinfo` is `/admin/serverinfo`), as
+// Keycloak's server normalizes them: some clients join a base URL ending in `/` with a path.
 import { HttpError, json, type Handler, type HttpReply, type HttpRequest, type RouteRegistry } from './types.js';
 
 /** A request as the server builds it; routing sets `params` on it. */
@@ -71,6 +74,14 @@ export class Router implements RouteRegistry {
     this.registered.push({ method: verb, pattern });
   }
 
+  /** The methods any route takes (with HEAD and OPTIONS), for `OPTIONS *`. */
+  private serverMethods(): string {
+    const allow = new Set(this.registered.map((r) => r.method));
+    if (allow.has('GET')) allow.add('HEAD');
+    allow.add('OPTIONS');
+    return [...allow].sort().join(', ');
+  }
+
   /** Every registered (method, pattern), in registration order. */
   routes(): ReadonlyArray<{ readonly method: string; readonly pattern: string }> {
     return this.registered;
@@ -80,8 +91,9 @@ export class Router implements RouteRegistry {
    * Finds the handler for `method` and the raw (still percent-encoded) `path`. HEAD falls back to
    * GET. Throws HttpError 400 when a matched parameter is not valid percent-encoding.
    */
-  match(method: string, path: string): RouteMatch {
+  match(method: string, rawPath: string): RouteMatch {
     const verb = method.toUpperCase();
+    const path = rawPath.includes('//') ? rawPath.replace(/\/{2,}/g, '/') : rawPath;
     const segments = new PathSegments(path);
     // The common case first: the first route in precedence order that takes this method.
     const values: string[] = [];
@@ -102,6 +114,7 @@ export class Router implements RouteRegistry {
    * within the read that brought the request. May throw (HttpError for a malformed path).
    */
   dispatch(request: UnroutedRequest): HttpReply | Promise<HttpReply> {
+    if (request.path === '*') return { status: 204, headers: { Allow: this.serverMethods() } };
     const found = this.match(request.method, request.path);
     if (found.kind === 'found') {
       // Set in place, not copied: the server's request reads its query and peer lazily.

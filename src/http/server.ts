@@ -45,12 +45,14 @@ export interface ListenOptions {
   readonly sharedReadBuffer?: boolean;
   /** Connection timeouts; the defaults suit clients on the internet (tests shorten them). */
   readonly timeouts?: Partial<ConnectionTimeouts>;
+  /** The base URL every request sees (`req.baseUrl`) instead of one built from its Host header. */
+  readonly externalUrl?: string;
 }
 
 export interface HttpServer {
   readonly host: string;
   readonly port: number;
-  /** `http://host:port` of the listening address (a wildcard host is shown as 127.0.0.1). */
+  /** The external URL when configured, else `http://host:port` of the listening address (a wildcard host is shown as 127.0.0.1). */
   readonly baseUrl: string;
   /** How connections are read: into one shared buffer (accept.ts) or through 'data' events. */
   readonly reads: 'shared-buffer' | 'data-events';
@@ -90,6 +92,7 @@ export async function listen(router: Router, options: ListenOptions = {}): Promi
     logger: options.logger ?? silentLogger(),
     recorder: options.recorder ?? NO_RECORDER,
     fallbackBaseUrl: '',
+    externalUrl: options.externalUrl,
     closing: false,
     requestStarted: () => void inFlight++,
     requestEnded: () => {
@@ -137,7 +140,7 @@ export async function listen(router: Router, options: ListenOptions = {}): Promi
       },
     });
   const port = (server.address() as net.AddressInfo).port;
-  const baseUrl = `http://${displayHost(host)}:${port}`;
+  const baseUrl = options.externalUrl ?? `http://${displayHost(host)}:${port}`;
   context.fallbackBaseUrl = baseUrl;
 
   let closed: Promise<void> | undefined;
