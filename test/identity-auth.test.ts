@@ -151,6 +151,11 @@ describe('admin authorization matrix', () => {
   it('serves serverinfo and whoami to admins', async () => {
     const res = await fetch(`${h.baseUrl}/admin/serverinfo`, { headers: { Authorization: `Bearer ${admin.accessToken}` } });
     expect(res.status).toBe(200);
+    // A doubled slash (as clients joining a base URL that ends in `/` send) is the same path.
+    const doubled = await fetch(`${h.baseUrl}//admin//serverinfo`, { headers: { Authorization: `Bearer ${admin.accessToken}` } });
+    expect(doubled.status).toBe(200);
+    expect(Object.keys(await doubled.json())).toEqual(Object.keys(await res.json()));
+    expect((await admin.serverInfo.find()).systemInfo).toBeDefined();
     const who = (await (await fetch(`${h.baseUrl}/admin/master/console/whoami?currentRealm=acme`, { headers: { Authorization: `Bearer ${admin.accessToken}` } })).json()) as Record<string, any>;
     expect(who).toMatchObject({ realm: 'master', createRealm: true });
     expect(who.realm_access.acme).toContain('manage-users');
