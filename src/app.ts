@@ -7,7 +7,11 @@ import { NodeHealth } from './coordinator/node-health.js';
 import { registerNodeRoutes } from './coordinator/node-resource.js';
 import { registerCoordinator, type Coordinator } from './coordinator/index.js';
 import { createLogger, type Logger } from './util/logger.js';
-import { openIdentityService, registerIdentityRoutes } from './identity/routes.js';
+import { openIdentityService, registerIdentityRoutes, type IdentityService } from './identity/routes.js';
+import { SqlAuthenticator } from './identity/sql-authenticator.js';
+import { AccessControl } from './coordinator/access-control.js';
+import { SqlSecurity } from './coordinator/sql-security.js';
+import { tlsOptions } from './http/tls.js';
 
 export interface App {
   readonly port: number;
@@ -18,6 +22,8 @@ export interface App {
   readonly server: HttpServer;
   /** The SQL engine behind /v1: its query manager's execute() is the in-process engine API. */
   readonly coordinator: Coordinator;
+  /** The identity service: realms, users and tokens, who also may run SQL. */
+  readonly identity: IdentityService;
   /** Stops accepting, drains in-flight requests, then runs the subsystems' close hooks (last registered first). */
   close(): Promise<void>;
 }
@@ -43,15 +49,19 @@ export async function createApp(config: Config, logger: Logger = createLogger({ 
   let baseUrl = `http://127.0.0.1:${config.port}`;
 
   // ── Subsystem routes: one line each (coordinator, identity, ...). Keep this block short. ──────
-  registerNodeRoutes(router, health, () => baseUrl, { version: VERSION, environment: config.environment, nodeId: 'coordinator' });
-  const coordinator = registerCoordinator({ router, logger, workers: config.workers, queryMaxMemoryBytes: config.queryMaxMemoryBytes, memoryMaxDataBytes: config.memoryMaxDataBytes, queryClientTimeoutMs: config.queryClientTimeoutMs, queryMaxHistory: config.queryMaxHistory, version: VERSION, nodeUri: () => baseUrl, onClose: ctx.onClose });
-  registerIdentityRoutes(router, await openIdentityService({ dataDir: config.dataDir, adminUsername: config.adminUsername, adminPassword: config.adminPassword, rebuild: config.rebuildIdentity, exitAfterRebuild: config.exitAfterRebuild, logger, onClose: ctx.onClose }));
+  const tls = await tlsOptions(config, logger);
+  const identity = await openIdentityService({ dataDir: config.dataDir, adminUsername: config.adminUsername, adminPassword: config.adminPassword, rebuild: config.rebuildIdentity, exitAfterRebuild: config.exitAfterRebuild, logger, onClose: ctx.onClose });
+  const security = sqlSecurity(config, logger, new SqlAuthenticator(identity, config.sqlRealm), tls !== undefined);
+  registerNodeRoutes(router, health, () => baseUrl, { version: VERSION, environment: config.environment, nodeId: 'coordinator' }, security.guarded(router));
+  const coordinator = registerCoordinator({ router, logger, workers: config.workers, queryMaxMemoryBytes: config.queryMaxMemoryBytes, memoryMaxDataBytes: config.memoryMaxDataBytes, queryClientTimeoutMs: config.queryClientTimeoutMs, queryMaxHistory: config.queryMaxHistory, version: VERSION, nodeUri: () => baseUrl, onClose: ctx.onClose, security });
+  registerIdentityRoutes(router, identity);
   // ── end of subsystem routes ───────────────────────────────────────────────────────────────────
 
   const server = await listen(router, {
     host: config.host,
     port: config.port,
     maxBodyBytes: config.maxBodyBytes,
+    ...(tls === undefined ? {} : { tls }),
     ...(config.externalUrl === undefined ? {} : { externalUrl: config.externalUrl }),
     logger,
     recorder: health,
@@ -66,6 +76,7 @@ export async function createApp(config: Config, logger: Logger = createLogger({ 
     health,
     server,
     coordinator,
+    identity,
     close: () =>
       (closing ??= (async () => {
         await server.close();
@@ -78,4 +89,20 @@ export async function createApp(config: Config, logger: Logger = createLogger({ 
         }
       })()),
   };
+}
+
+/** The SQL face's guard from the configuration; warns loudly when authentication is off. */
+function sqlSecurity(config: Config, logger: Logger, checker: SqlAuthenticator, tls: boolean): SqlSecurity {
+  if (!config.authentication) logger.warn({}, '!!! SQL authentication is OFF: anyone who reaches this server runs SQL as any user. Use --authentication off for local benchmarking only. !!!');
+  const accessControl = config.accessControlFile === undefined ? undefined : AccessControl.fromFile(config.accessControlFile);
+  if (accessControl) logger.info({ file: config.accessControlFile }, 'SQL access control rules loaded');
+  return new SqlSecurity({
+    authentication: config.authentication,
+    checker,
+    accessControl,
+    internalSecret: config.internalSharedSecret,
+    allowInsecurePassword: config.allowInsecurePassword,
+    tls,
+    logger,
+  });
 }

@@ -1,6 +1,7 @@
 // One typed configuration from command-line flags and environment variables. Flags win over the
 // environment, the environment over defaults. Every value is checked by one zod schema; a bad value
 // is a ConfigError (exit code 2) naming the flag or variable it came from.
+import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import { z } from 'zod';
 import { LOG_LEVELS } from './util/logger.js';
@@ -31,6 +32,14 @@ const OPTIONS: readonly OptionSpec[] = [
   { key: 'adminUsername', flag: '--admin-username', env: 'ADMIN_USERNAME', value: '<name>', defaultText: 'admin', help: 'initial administrator of the identity service' },
   { key: 'adminPassword', flag: '--admin-password', env: 'ADMIN_PASSWORD', value: '<secret>', defaultText: 'admin', help: 'its password (never logged; the default logs a warning)' },
   { key: 'environment', flag: '--environment', env: 'NODE_ENVIRONMENT', value: '<name>', defaultText: 'production', help: 'environment name reported by /v1/info and /v1/status' },
+  { key: 'authentication', flag: '--authentication', env: 'AUTHENTICATION', value: '<on|off>', defaultText: 'on', help: 'credentials on /v1 (Basic or bearer, users of --sql-realm); off lets anyone run SQL as any user, for local benchmarking only' },
+  { key: 'sqlRealm', flag: '--sql-realm', env: 'SQL_REALM', value: '<realm>', defaultText: 'master', help: 'the identity realm whose users and tokens may run SQL' },
+  { key: 'accessControlFile', flag: '--access-control-file', env: 'ACCESS_CONTROL_FILE', value: '<path>', defaultText: 'built-in rules', help: "Trino file-based access-control rules (JSON); without one, realm role admin may do everything, others read only" },
+  { key: 'allowInsecurePassword', flag: '--allow-insecure-password', env: 'ALLOW_INSECURE_PASSWORD', value: '', defaultText: 'off', help: 'accept Basic passwords over plain HTTP from non-loopback clients' },
+  { key: 'internalSharedSecret', flag: '--internal-shared-secret', env: 'INTERNAL_SHARED_SECRET', value: '<secret>', defaultText: 'random per start', help: 'the secret internal task requests carry (X-Trino-Internal-Secret); never logged' },
+  { key: 'tlsCert', flag: '--tls-cert', env: 'TLS_CERT', value: '<path>', defaultText: 'none', help: 'PEM certificate (chain): serve HTTPS on the same port' },
+  { key: 'tlsKey', flag: '--tls-key', env: 'TLS_KEY', value: '<path>', defaultText: 'none', help: 'PEM private key of --tls-cert' },
+  { key: 'tlsSelfSigned', flag: '--tls-self-signed', env: 'TLS_SELF_SIGNED', value: '', defaultText: 'off', help: 'serve HTTPS with a certificate generated at start (local use)' },
   { key: 'rebuildIdentity', flag: '--rebuild-identity', value: '', defaultText: 'off', help: 'rebuild the identity tables from the event log at startup' },
   { key: 'exitAfterRebuild', flag: '--exit-after-rebuild', value: '', defaultText: 'off', help: 'exit after --rebuild-identity instead of serving' },
 ];
@@ -52,6 +61,14 @@ type RawConfig = {
   environment?: string;
   rebuildIdentity?: string;
   exitAfterRebuild?: string;
+  authentication?: string;
+  sqlRealm?: string;
+  accessControlFile?: string;
+  allowInsecurePassword?: string;
+  internalSharedSecret?: string;
+  tlsCert?: string;
+  tlsKey?: string;
+  tlsSelfSigned?: string;
 };
 
 const sizeText = z.string().transform((text, ctx) => {
@@ -119,6 +136,14 @@ const ConfigSchema = z.object({
   environment: nonEmpty.regex(/^[a-z0-9_]+$/, 'must be lower-case letters, digits and _').default('production'),
   rebuildIdentity: switchText.default(false),
   exitAfterRebuild: switchText.default(false),
+  authentication: switchText.default(true),
+  sqlRealm: nonEmpty.default('master'),
+  accessControlFile: nonEmpty.optional(),
+  allowInsecurePassword: switchText.default(false),
+  internalSharedSecret: z.string().min(16, 'must be at least 16 characters').optional(),
+  tlsCert: nonEmpty.optional(),
+  tlsKey: nonEmpty.optional(),
+  tlsSelfSigned: switchText.default(false),
 });
 
 export interface Config {
@@ -146,6 +171,18 @@ export interface Config {
   readonly environment: string;
   readonly rebuildIdentity: boolean;
   readonly exitAfterRebuild: boolean;
+  /** Credentials wanted on /v1 (off: the session headers name the user). */
+  readonly authentication: boolean;
+  /** The realm whose users and tokens run SQL. */
+  readonly sqlRealm: string;
+  readonly accessControlFile?: string;
+  readonly allowInsecurePassword: boolean;
+  /** Internal task requests' secret; random per start unless given. */
+  readonly internalSharedSecret: string;
+  /** TLS: PEM files, or a certificate generated at start. */
+  readonly tlsCert?: string;
+  readonly tlsKey?: string;
+  readonly tlsSelfSigned: boolean;
 }
 
 /** A configuration problem; `main` prints the message and exits with `exitCode` (2). */
@@ -212,6 +249,10 @@ export function loadConfig(argv: readonly string[], env: Readonly<Record<string,
     throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`);
   }
   const c = parsed.data;
+  if ((c.tlsCert === undefined) !== (c.tlsKey === undefined)) {
+    throw new ConfigError(`invalid configuration:\n  ${c.tlsCert === undefined ? '--tls-key needs --tls-cert' : '--tls-cert needs --tls-key'}`);
+  }
+  if (c.tlsCert !== undefined && c.tlsSelfSigned) throw new ConfigError('invalid configuration:\n  --tls-self-signed and --tls-cert exclude each other');
   return {
     host: c.host,
     ...(c.externalUrl === undefined ? {} : { externalUrl: c.externalUrl }),
@@ -230,6 +271,14 @@ export function loadConfig(argv: readonly string[], env: Readonly<Record<string,
     environment: c.environment,
     rebuildIdentity: c.rebuildIdentity,
     exitAfterRebuild: c.exitAfterRebuild,
+    authentication: c.authentication,
+    sqlRealm: c.sqlRealm,
+    ...(c.accessControlFile === undefined ? {} : { accessControlFile: c.accessControlFile }),
+    allowInsecurePassword: c.allowInsecurePassword,
+    internalSharedSecret: c.internalSharedSecret ?? randomBytes(24).toString('base64url'),
+    ...(c.tlsCert === undefined ? {} : { tlsCert: c.tlsCert }),
+    ...(c.tlsKey === undefined ? {} : { tlsKey: c.tlsKey }),
+    tlsSelfSigned: c.tlsSelfSigned,
   };
 }
 
@@ -240,7 +289,7 @@ export function defaultConfig(overrides: Partial<Config> = {}): Config {
 
 /** The configuration with secrets replaced, for logging. */
 export function redactConfig(config: Config): Record<string, unknown> {
-  return { ...config, adminPassword: '[redacted]' };
+  return { ...config, adminPassword: '[redacted]', internalSharedSecret: '[redacted]' };
 }
 
 export function usage(): string {

@@ -8,7 +8,10 @@ describe('createApp', () => {
     const app = await createApp(defaultConfig(), silentLogger());
     expect(app.port).toBeGreaterThan(0);
     expect(app.baseUrl).toBe(`http://127.0.0.1:${app.port}`);
-    const nodes = (await (await fetch(`${app.baseUrl}/v1/node`)).json()) as Array<{ uri: string }>;
+    // The node records want credentials (the default admin's here); /v1/info is public, as Trino's.
+    expect((await fetch(`${app.baseUrl}/v1/node`)).status).toBe(401);
+    const basic = `Basic ${Buffer.from('admin:admin').toString('base64')}`;
+    const nodes = (await (await fetch(`${app.baseUrl}/v1/node`, { headers: { Authorization: basic } })).json()) as Array<{ uri: string }>;
     expect(nodes[0]!.uri).toBe(app.baseUrl);
     const info = (await (await fetch(`${app.baseUrl}/v1/info`)).json()) as { nodeVersion: { version: string } };
     expect(info.nodeVersion.version).toMatch(/^\d+\.\d+\.\d+/);

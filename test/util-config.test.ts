@@ -21,7 +21,24 @@ describe('loadConfig', () => {
       environment: 'production',
       rebuildIdentity: false,
       exitAfterRebuild: false,
+      authentication: true,
+      sqlRealm: 'master',
+      allowInsecurePassword: false,
+      internalSharedSecret: expect.stringMatching(/^[A-Za-z0-9_-]{32}$/),
+      tlsSelfSigned: false,
     });
+    // The internal secret is random per start unless given.
+    expect(loadConfig([], {}).internalSharedSecret).not.toBe(loadConfig([], {}).internalSharedSecret);
+  });
+
+  it('takes the SQL security settings, and TLS files only as a pair', () => {
+    const c = loadConfig(['--authentication', 'off', '--sql-realm', 'acme', '--access-control-file', '/etc/rules.json', '--allow-insecure-password'], { INTERNAL_SHARED_SECRET: 'x'.repeat(20) });
+    expect(c).toMatchObject({ authentication: false, sqlRealm: 'acme', accessControlFile: '/etc/rules.json', allowInsecurePassword: true, internalSharedSecret: 'x'.repeat(20) });
+    expect(redactConfig(c).internalSharedSecret).toBe('[redacted]');
+    expect(() => loadConfig(['--tls-cert', 'c.pem'], {})).toThrow(/--tls-cert needs --tls-key/);
+    expect(() => loadConfig(['--tls-key', 'k.pem'], {})).toThrow(/--tls-key needs --tls-cert/);
+    expect(() => loadConfig(['--internal-shared-secret', 'short'], {})).toThrow(/at least 16 characters/);
+    expect(loadConfig(['--tls-self-signed'], {}).tlsSelfSigned).toBe(true);
   });
 
   it('reads the environment', () => {

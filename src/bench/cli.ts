@@ -34,7 +34,8 @@ function schemaFor(sf: number): string {
 
 async function startServer(threads: number): Promise<{ app: App; close(): Promise<void> }> {
   const dataDir = mkdtempSync(join(os.tmpdir(), 'bench-server-'));
-  const app = await createApp(defaultConfig({ host: '127.0.0.1', port: 0, workers: threads, dataDir }));
+  // Authentication off, as DuckDB in-process has none: the figures compare the engines, not logins.
+  const app = await createApp(defaultConfig({ host: '127.0.0.1', port: 0, workers: threads, dataDir, authentication: false }));
   return {
     app,
     close: async () => {

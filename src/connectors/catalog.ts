@@ -73,6 +73,15 @@ export interface ViewDefinition {
   readonly sessionSchema: string | undefined;
 }
 
+/**
+ * Who reads the metadata tables (information_schema, system.runtime): rows about what they may not
+ * see are left out. Absent: a trusted reader, who sees everything.
+ */
+export interface MetadataViewer {
+  canSeeTable(catalog: string, schema: string, table: string): boolean;
+  canSeeQuery(queryId: string): boolean;
+}
+
 export interface Connector {
   listSchemas(): string[];
   /** Base tables (views are listed by listViews). */
@@ -81,8 +90,11 @@ export interface Connector {
   listViews?(schema: string): string[];
   getView?(schema: string, name: string): ViewDefinition | undefined;
   getTable(schema: string, table: string): TableMetadata | undefined;
-  /** Cuts a table into splits of about `targetRows` rows each; `columns` (table positions) are the ones the scan reads. */
-  splits(table: TableMetadata, targetRows: number, columns?: readonly number[]): Split[];
+  /**
+   * Cuts a table into splits of about `targetRows` rows each; `columns` (table positions) are the
+   * ones the scan reads; metadata tables leave out rows `viewer` may not see.
+   */
+  splits(table: TableMetadata, targetRows: number, columns?: readonly number[], viewer?: MetadataViewer): Split[];
   /**
    * Whether getTable answers the same for a schema's tables for the life of the process, so a plan
    * over them may be reused (data is read at execution time either way). Absent = no.
@@ -180,11 +192,18 @@ class WithInformationSchema implements Connector {
     return schema === INFORMATION_SCHEMA || (this.inner.hasStableMetadata?.(schema) ?? false);
   }
 
-  splits(table: TableMetadata, targetRows: number, columns?: readonly number[]): Split[] {
-    if (table.schema !== INFORMATION_SCHEMA) return this.inner.splits(table, targetRows, columns);
-    const rows = this.informationRows(table.name);
+  splits(table: TableMetadata, targetRows: number, columns?: readonly number[], viewer?: MetadataViewer): Split[] {
+    if (table.schema !== INFORMATION_SCHEMA) return this.inner.splits(table, targetRows, columns, viewer);
+    const all = this.informationRows(table.name);
+    // Every information_schema table starts with (catalog, schema[, table]).
+    const rows = viewer === undefined ? all : all.filter((r) => (r.length >= 3 && table.name !== 'schemata' ? viewer.canSeeTable(this.catalog, r[1] as string, r[2] as string) : this.schemaVisible(viewer, r[1] as string)));
     const page = pageFromRows(table.columns.map((c) => c.type), rows);
     return [{ kind: 'pages', pages: [page], rows: page.length }];
+  }
+
+  private schemaVisible(viewer: MetadataViewer, schema: string): boolean {
+    if (schema === INFORMATION_SCHEMA) return viewer.canSeeTable(this.catalog, schema, 'tables');
+    return [...this.listTables(schema), ...this.listViews(schema)].some((t) => viewer.canSeeTable(this.catalog, schema, t));
   }
 
   private informationRows(table: string): unknown[][] {

@@ -3,14 +3,15 @@
 // time (rows are materialised on the main thread; these tables are small).
 
 import { BIGINT, BOOLEAN, TIMESTAMP, VARCHAR, type SqlType } from '../data/types.js';
-import type { ColumnMetadata, Connector, Split, TableMetadata } from './catalog.js';
+import type { ColumnMetadata, Connector, MetadataViewer, Split, TableMetadata } from './catalog.js';
 import { pageFromRows } from './rows.js';
 
+/** The runtime tables' rows; queries and tasks only those of queries `viewer` may see. */
 export interface SystemDataProvider {
   nodes(): unknown[][];
-  queries(): unknown[][];
-  tasks(): unknown[][];
-  tableData(): unknown[][];
+  queries(viewer?: MetadataViewer): unknown[][];
+  tasks(viewer?: MetadataViewer): unknown[][];
+  tableData(viewer?: MetadataViewer): unknown[][];
 }
 
 const col = (name: string, type: SqlType): ColumnMetadata => ({ name, type });
@@ -72,11 +73,11 @@ export const SYSTEM_TABLES: Record<string, Record<string, ColumnMetadata[]>> = {
   },
 };
 
-const ROWS_OF: Record<string, (p: SystemDataProvider) => unknown[][]> = {
+const ROWS_OF: Record<string, (p: SystemDataProvider, viewer?: MetadataViewer) => unknown[][]> = {
   nodes: (p) => p.nodes(),
-  queries: (p) => p.queries(),
-  tasks: (p) => p.tasks(),
-  table_data: (p) => p.tableData(),
+  queries: (p, v) => p.queries(v),
+  tasks: (p, v) => p.tasks(v),
+  table_data: (p, v) => p.tableData(v),
 };
 
 export class SystemConnector implements Connector {
@@ -100,8 +101,8 @@ export class SystemConnector implements Connector {
     return columns ? { catalog: 'system', schema, name: table, columns, rowCount: 100 } : undefined;
   }
 
-  splits(table: TableMetadata): Split[] {
-    const rows = ROWS_OF[table.name](this.provider);
+  splits(table: TableMetadata, _targetRows?: number, _columns?: readonly number[], viewer?: MetadataViewer): Split[] {
+    const rows = ROWS_OF[table.name](this.provider, viewer);
     const page = pageFromRows(table.columns.map((c) => c.type), rows);
     return [{ kind: 'pages', pages: [page], rows: page.length }];
   }

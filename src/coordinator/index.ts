@@ -13,6 +13,7 @@ import { registerQueryRoutes } from './query-resource.js';
 import { StandaloneTasks } from './standalone-tasks.js';
 import { registerStatementRoutes } from './statement-resource.js';
 import { registerTaskRoutes } from './task-resource.js';
+import type { SqlSecurity } from './sql-security.js';
 
 export interface CoordinatorOptions {
   readonly router: RouteRegistry;
@@ -27,6 +28,8 @@ export interface CoordinatorOptions {
   readonly version: string;
   /** The node's own URI (known once the server listens). */
   readonly nodeUri: () => string;
+  /** Authentication and access control of the `/v1` resources; absent: open to anyone (embedded use). */
+  readonly security?: SqlSecurity;
   onClose(hook: () => void | Promise<void>): void;
 }
 
@@ -48,8 +51,8 @@ export function registerCoordinator(options: CoordinatorOptions): Coordinator {
     'system',
     new SystemConnector({
       nodes: () => [['coordinator', options.nodeUri(), options.version, true, 'active']],
-      queries: () =>
-        (manager?.list() ?? []).map((q) => [
+      queries: (viewer) =>
+        (manager?.list() ?? []).filter((q) => !viewer || viewer.canSeeQuery(q.id)).map((q) => [
           q.id,
           q.state,
           q.session.user,
@@ -65,8 +68,8 @@ export function registerCoordinator(options: CoordinatorOptions): Coordinator {
           q.error?.errorType ?? null,
           q.error?.errorName ?? null,
         ]),
-      tasks: () =>
-        (manager?.list() ?? []).flatMap((q) =>
+      tasks: (viewer) =>
+        (manager?.list() ?? []).filter((q) => !viewer || viewer.canSeeQuery(q.id)).flatMap((q) =>
           (q.execution?.tasks ?? []).map((t) => {
             const out = t.operatorStats[t.operatorStats.length - 1];
             return [
@@ -97,9 +100,9 @@ export function registerCoordinator(options: CoordinatorOptions): Coordinator {
             ];
           }),
         ),
-      tableData: () =>
+      tableData: (viewer) =>
         catalogs.names().flatMap((name) =>
-          (catalogs.unwrap(name)?.heldTables?.() ?? []).map((t) => [t.catalog, t.schema, t.table, t.rows, t.columns, t.bytes, t.arrowBytes]),
+          (catalogs.unwrap(name)?.heldTables?.() ?? []).filter((t) => !viewer || viewer.canSeeTable(t.catalog, t.schema, t.table)).map((t) => [t.catalog, t.schema, t.table, t.rows, t.columns, t.bytes, t.arrowBytes]),
         ),
     }),
   );
@@ -111,12 +114,15 @@ export function registerCoordinator(options: CoordinatorOptions): Coordinator {
     memoryLimitBytes: options.queryMaxMemoryBytes,
     clientTimeoutMs: options.queryClientTimeoutMs,
     maxHistory: options.queryMaxHistory,
+    ...(options.security ? { security: options.security } : {}),
   });
   const textPool = (): Promise<Uint8Array> => (manager as QueryManager).sharedTextPool();
   const standalone = new StandaloneTasks(catalogs, { pool, tpch, textPool, memoryLimitBytes: options.queryMaxMemoryBytes });
-  registerStatementRoutes(options.router, manager);
-  registerQueryRoutes(options.router, manager);
-  registerTaskRoutes(options.router, manager, standalone);
+  const security = options.security;
+  const routes = security ? security.guarded(options.router) : options.router;
+  registerStatementRoutes(routes, manager, security);
+  registerQueryRoutes(routes, manager, security);
+  registerTaskRoutes(routes, manager, standalone, security, security ? security.internal(options.router) : options.router);
   options.onClose(async () => {
     manager?.close();
     await pool.close();

@@ -27,13 +27,15 @@ export function registerNodeRoutes(
   health: NodeHealth,
   nodeUri: NodeUri = (req) => req.baseUrl,
   info: NodeInfoOptions = DEFAULT_NODE_INFO,
+  /** Where the node records go (a guarded registry: they are not public, unlike /v1/info and /v1/status). */
+  guarded: RouteRegistry = router,
 ): void {
   const uriOf = (req: HttpRequest): string => (typeof nodeUri === 'string' ? nodeUri : nodeUri(req));
   const uptime = (): string => formatDuration(Date.now() - health.startTime);
 
-  router.add('GET', '/v1/node', (req) => json(200, [health.snapshot(uriOf(req))], NODE_HEADERS));
+  guarded.add('GET', '/v1/node', (req) => json(200, [health.snapshot(uriOf(req))], NODE_HEADERS));
 
-  router.add('GET', '/v1/node/failed', (req) => json(200, health.isFailed() ? [health.snapshot(uriOf(req))] : [], NODE_HEADERS));
+  guarded.add('GET', '/v1/node/failed', (req) => json(200, health.isFailed() ? [health.snapshot(uriOf(req))] : [], NODE_HEADERS));
 
   router.add('GET', '/v1/info', () =>
     json(200, { nodeVersion: { version: info.version }, environment: info.environment, coordinator: true, starting: false, uptime: uptime() }),

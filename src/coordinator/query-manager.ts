@@ -2,14 +2,14 @@
 // fails queries nobody polls (ABANDONED_QUERY), and keeps a bounded history of finished ones.
 
 import { randomBytes } from 'node:crypto';
-import type { CatalogRegistry, Split } from '../connectors/catalog.js';
+import type { CatalogRegistry, MetadataViewer, Split } from '../connectors/catalog.js';
 import { pageFromRows } from '../connectors/rows.js';
 import type { TpchConnector } from '../connectors/tpch/connector.js';
 import type { Page } from '../data/page.js';
 import { BOOLEAN, VARCHAR, typeDisplayName, type SqlType } from '../data/types.js';
 import { likeMatcher } from '../exec/compile/runtime.js';
 import type { WorkerPool } from '../exec/pool.js';
-import { analyzeQuery, resolveTableName, viewNamed, type AnalysisContext, type PlanDependencies } from '../sql/analyze.js';
+import { analyzeQuery, qualifiedName, resolveTableName, viewNamed, type AnalysisContext, type PlanDependencies } from '../sql/analyze.js';
 import { isWriteStatement } from '../sql/ddl.js';
 import { explainAnalyze, explainDistributed, explainLogical } from '../sql/explain.js';
 import { functionList } from '../sql/function-list.js';
@@ -17,6 +17,7 @@ import { fragmentPlan, rowsPlan, type QueryPlan, type StagePlan } from '../sql/f
 import { RULE_NAMES } from '../sql/optimize/index.js';
 import { bindParameters, parseStatement, withNullParameters, type Statement } from '../sql/parse.js';
 import { EngineError } from '../util/engine-error.js';
+import { accessDenied } from './access-control.js';
 import type { Logger } from '../util/logger.js';
 import { QueryExecution, type ExecutionContext } from './execution.js';
 import { QueryTable } from './query-table.js';
@@ -25,6 +26,8 @@ import { statementStatsJson } from './query-info.js';
 import { WriteExecutor } from './writes.js';
 import { PlanCache, type PlanKey } from './plan-cache.js';
 import { DenseSet } from '../util/dense-set.js';
+import type { Principal } from './access-control.js';
+import type { SqlSecurity } from './sql-security.js';
 import { RingQueue } from '../util/ring-queue.js';
 
 export interface QueryManagerOptions {
@@ -38,6 +41,8 @@ export interface QueryManagerOptions {
   /** Finished queries kept for /v1/query. */
   readonly maxHistory?: number;
   readonly historyTtlMs?: number;
+  /** Access control for statements with a principal (absent: every statement may do everything). */
+  readonly security?: SqlSecurity;
 }
 
 /** The base URL of queries run through execute() when the caller names none. */
@@ -210,9 +215,34 @@ export class QueryManager implements QueryDriver {
   }
 
   queryEnded(query: Query): void {
+    this.audit(query);
     this.live.delete(query);
     this.ended.push(query);
     this.dropForgottenEnded();
+  }
+
+  /** One structured line per finished statement (Trino's query-completed event): never the SQL's literals' secrets, only ids and figures. */
+  private audit(query: Query): void {
+    const logger = this.options.logger;
+    if (!logger.isLevelEnabled('info')) return;
+    let rows = 0;
+    for (const t of query.execution?.tasks ?? []) rows += t.rawInputRows;
+    const s = query.session;
+    logger.info(
+      {
+        event: 'query_completed',
+        queryId: query.id,
+        user: s.user,
+        ...(s.principal && s.principal.user !== s.user ? { principal: s.principal.user } : {}),
+        source: s.source,
+        remote: s.remoteUserAddress,
+        state: query.state,
+        ...(query.error ? { errorName: query.error.errorName } : {}),
+        processedRows: rows,
+        elapsedMs: (query.endTime ?? Date.now()) - query.createTime,
+      },
+      'query completed',
+    );
   }
 
   /** Drops ended queries at the head of `ended` that have left the table (answered and evicted). */
@@ -241,8 +271,13 @@ export class QueryManager implements QueryDriver {
    */
   process(query: Query): void | Promise<void> {
     if (!query.transition('PLANNING')) return;
+    // Access control comes first: a statement that may not run does no work.
+    if (query.session.denial) throw query.session.denial;
+    const rights = this.rightsOf(query);
+    if (rights && !this.options.security!.access.canAccessQuery(rights, 'execute')) throw accessDenied(`User ${rights.user} cannot execute queries`);
     query.boundSql ??= boundStatement(query);
-    const cached = this.plans.get(planKey(query));
+    // A cached plan skips analysis, where table access is checked: reuse one only when every user may read everything.
+    const cached = rights && !this.options.security!.access.readsUnrestricted ? undefined : this.plans.get(planKey(query));
     if (cached !== undefined) return this.run(query, cached);
     return this.planStatement(query).then((plan) => this.run(query, plan));
   }
@@ -257,7 +292,9 @@ export class QueryManager implements QueryDriver {
     query.names = plan.names;
     query.types = plan.types;
     query.transition('STARTING');
-    const execution = new QueryExecution(query.id, plan, this.executionContext, (e) => query.fail(e));
+    const viewer = this.viewerOf(query);
+    const context = viewer ? { ...this.executionContext, splitsFor: (stage: StagePlan) => this.splitsFor(stage, viewer) } : this.executionContext;
+    const execution = new QueryExecution(query.id, plan, context, (e) => query.fail(e));
     query.execution = execution;
     if (query.done) return;
     query.transition('RUNNING');
@@ -268,16 +305,34 @@ export class QueryManager implements QueryDriver {
     execution.start();
   }
 
+  /** Whose rights the query runs with (absent: a trusted in-process statement, or no access control). */
+  private rightsOf(query: Query): Principal | undefined {
+    const principal = query.session.principal;
+    const security = this.options.security;
+    return principal && security ? security.effectivePrincipal(principal, query.session.user) : undefined;
+  }
+
   private async planStatement(query: Query): Promise<QueryPlan | undefined> {
     const statement = parseStatement(plannedSql(query));
-    if (isWriteStatement(statement)) return this.writes.execute(query, statement, this.analysisContext(query));
+    if (isWriteStatement(statement)) {
+      const ctx = this.analysisContext(query);
+      const rights = this.rightsOf(query);
+      if (rights) this.options.security!.checkWrite(rights, statement, (name) => {
+        const q = qualifiedName([...name].map((p) => p.toLowerCase()), ctx);
+        return q.catalog !== undefined && q.schema !== undefined ? { catalog: q.catalog, schema: q.schema, name: q.name } : undefined;
+      });
+      return this.writes.execute(query, statement, ctx);
+    }
     if (statement.kind === 'explain' && statement.analyze) return this.explainAnalyze(query, statement);
     return this.plan(query, statement);
   }
 
   /** `observed` collects what a plan depends on, for the plan cache. */
   private analysisContext(query: Query, observed?: PlanDependencies): AnalysisContext {
+    const rights = this.rightsOf(query);
+    const security = this.options.security;
     return {
+      ...(rights && security ? { checkTableAccess: (t: { catalog: string; schema: string; name: string }) => security.checkTable(rights, t.catalog, t.schema, t.name, 'SELECT') } : {}),
       catalogs: this.options.catalogs,
       catalog: query.session.catalog,
       schema: query.session.schema,
@@ -315,14 +370,20 @@ export class QueryManager implements QueryDriver {
         query.sessionUpdates.setSchema = statement.schema;
         return finishedUpdate(query, 'USE');
       }
-      case 'showCatalogs':
-        return this.rows(['Catalog'], [VARCHAR], filterLike(this.options.catalogs.names(), statement.like).map((c) => [c]));
+      case 'showCatalogs': {
+        const rights = this.rightsOf(query);
+        const names = this.options.catalogs.names().filter((c) => !rights || this.options.security!.access.canAccessCatalog(rights, c));
+        return this.rows(['Catalog'], [VARCHAR], filterLike(names, statement.like).map((c) => [c]));
+      }
       case 'showSchemas': {
         const catalog = statement.catalog ?? query.session.catalog;
         if (!catalog) throw new EngineError('MISSING_CATALOG_NAME', 'Catalog must be specified when session catalog is not set', { lineNumber: 1, columnNumber: 1 });
         const connector = this.options.catalogs.get(catalog);
         if (!connector) throw new EngineError('CATALOG_NOT_FOUND', `Catalog '${catalog}' not found`, { lineNumber: 1, columnNumber: 1 });
-        return this.rows(['Schema'], [VARCHAR], filterLike(connector.listSchemas(), statement.like).map((s) => [s]));
+        const rights = this.rightsOf(query);
+        const access = this.options.security?.access;
+        const schemas = connector.listSchemas().filter((s) => !rights || access!.canSeeSchema(rights, catalog, s, [...connector.listTables(s), ...(connector.listViews?.(s) ?? [])]));
+        return this.rows(['Schema'], [VARCHAR], filterLike(schemas, statement.like).map((s) => [s]));
       }
       case 'showTables': {
         const q = statement.qualifier ?? [];
@@ -332,7 +393,8 @@ export class QueryManager implements QueryDriver {
         const connector = this.options.catalogs.get(catalog);
         if (!connector) throw new EngineError('CATALOG_NOT_FOUND', `Catalog '${catalog}' not found`, { lineNumber: 1, columnNumber: 1 });
         if (!connector.listSchemas().includes(schema)) throw new EngineError('SCHEMA_NOT_FOUND', `Schema '${schema}' does not exist`, { lineNumber: 1, columnNumber: 1 });
-        const names = [...connector.listTables(schema), ...(connector.listViews?.(schema) ?? [])].sort();
+        const rights = this.rightsOf(query);
+        const names = [...connector.listTables(schema), ...(connector.listViews?.(schema) ?? [])].filter((t) => !rights || this.options.security!.access.canSeeTable(rights, catalog, schema, t)).sort();
         return this.rows(['Table'], [VARCHAR], filterLike(names, statement.like).map((t) => [t]));
       }
       case 'showCreateTable': {
@@ -406,7 +468,21 @@ export class QueryManager implements QueryDriver {
     return rowsPlan(names, types, pageFromRows(types, rows));
   }
 
-  private splitsFor(stage: StagePlan): Split[] {
+  /** What the query's metadata scans may show (absent: everything). */
+  private viewerOf(query: Query): MetadataViewer | undefined {
+    const rights = this.rightsOf(query);
+    const access = this.options.security?.access;
+    if (!rights || !access) return undefined;
+    return {
+      canSeeTable: (catalog, schema, table) => access.canSeeTable(rights, catalog, schema, table),
+      canSeeQuery: (id) => {
+        const q = this.queries.get(id);
+        return q !== undefined && access.canAccessQuery(rights, 'view', q.session.user);
+      },
+    };
+  }
+
+  private splitsFor(stage: StagePlan, viewer?: MetadataViewer): Split[] {
     const scan = stage.scan;
     if (!scan) return [];
     if ('page' in scan) return [{ kind: 'pages', pages: [scan.page], rows: scan.page.length }];
@@ -426,7 +502,7 @@ export class QueryManager implements QueryDriver {
     const connector = this.options.catalogs.get(scan.table.catalog);
     if (!connector) throw new EngineError('CATALOG_NOT_FOUND', `Catalog '${scan.table.catalog}' not found`);
     const source = stage.fragment.source;
-    return connector.splits(scan.table, 1 << 16, source.kind === 'scan' ? source.columns : undefined);
+    return connector.splits(scan.table, 1 << 16, source.kind === 'scan' ? source.columns : undefined, viewer);
   }
 
   /** Abandons unpolled queries and forgets the oldest finished ones (beyond the history bound or TTL). */

@@ -6,6 +6,7 @@ import type { ClientSignal } from '../util/client-signal.js';
 import type { SqlType } from '../data/types.js';
 import { typeDisplayName, typeSignature, type TypeSignature } from '../data/types.js';
 import { EngineError, toEngineError } from '../util/engine-error.js';
+import type { Principal } from './access-control.js';
 import { flat } from '../util/flat-string.js';
 import { encodeRows, encodeRowsJson, encodeRowsJsonBytes, estimateJsonBytes, JsonBytes, rowsAscii, type JsonValue } from './result-encoding.js';
 import type { QueryExecution } from './execution.js';
@@ -32,6 +33,10 @@ export interface Session {
   /** The header spelling the client used; session updates answer in the same spelling. */
   readonly headerPrefix: HeaderPrefix;
   readonly startTime: number;
+  /** Who authenticated (absent for in-process statements, which are trusted): access checks go by it. */
+  readonly principal?: Principal;
+  /** Why the statement may not run, found before it was queued (an impersonation not allowed). */
+  readonly denial?: EngineError;
 }
 
 export interface ColumnDescriptor {

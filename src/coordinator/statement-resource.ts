@@ -1,10 +1,13 @@
 // The statement protocol: POST /v1/statement, GET and DELETE /v1/statement/{queryId}/{token}.
-// Session headers are read in any of the X-Engine-, X-Trino- and X-Presto- spellings.
+// Session headers are read in any of the X-Engine-, X-Trino- and X-Presto- spellings. A statement's
+// GETs and DELETE are answered only to whoever POSTed it (anyone else: 404, as for an unknown id).
 
 import { json, jsonText, noContent, text, type HttpReply, type HttpRequest, type RouteRegistry } from '../http/types.js';
 import { parseDataSize, parseDuration } from '../util/wire-format.js';
 import type { QueryManager } from './query-manager.js';
-import type { AnswerResult, HeaderPrefix, Session } from './query.js';
+import type { AnswerResult, HeaderPrefix, Query, Session } from './query.js';
+import type { SqlSecurity } from './sql-security.js';
+import { toEngineError } from '../util/engine-error.js';
 
 const MAX_WAIT_MS = 1000;
 const DEFAULT_TARGET_RESULT_BYTES = 1024 * 1024;
@@ -60,8 +63,8 @@ function parseSessionProperties(raw: string | undefined): Record<string, string>
   return out;
 }
 
-/** What a session takes from the header fields alone. */
-type HeaderSession = Omit<Session, 'remoteUserAddress' | 'startTime'>;
+/** What a session takes from the header fields alone; `user` as the headers name it (checked later). */
+type HeaderSession = Omit<Session, 'remoteUserAddress' | 'startTime' | 'principal' | 'denial'>;
 
 /**
  * The header part of sessions by headers object: the HTTP layer hands a connection's requests the
@@ -90,10 +93,27 @@ function headerSessionOf(h: Readonly<Record<string, string>>): HeaderSession {
   return session;
 }
 
-export function sessionFromRequest(req: HttpRequest): Session {
+/**
+ * The session of a statement request. With `security`, the user is the authenticated principal, or
+ * the user the session header names when the principal may impersonate them (else the statement
+ * will fail with PERMISSION_DENIED before any work).
+ */
+export function sessionFromRequest(req: HttpRequest, security?: SqlSecurity): Session {
   const s = headerSessionOf(req.headers);
+  let user = s.user;
+  let principal;
+  let denial;
+  if (security?.authentication) {
+    principal = security.principalOf(req);
+    try {
+      user = security.sessionUser(principal, sessionHeader(req.headers, 'user'));
+    } catch (e) {
+      user = principal.user;
+      denial = toEngineError(e);
+    }
+  }
   return {
-    user: s.user,
+    user,
     source: s.source,
     catalog: s.catalog,
     schema: s.schema,
@@ -105,7 +125,15 @@ export function sessionFromRequest(req: HttpRequest): Session {
     preparedStatements: s.preparedStatements,
     headerPrefix: s.headerPrefix,
     startTime: Date.now(),
+    ...(principal ? { principal } : {}),
+    ...(denial ? { denial } : {}),
   };
+}
+
+/** Whether the caller may follow or cancel the statement: the principal who submitted it. */
+function isSubmitter(security: SqlSecurity | undefined, req: HttpRequest, query: Query): boolean {
+  if (!security?.authentication) return true;
+  return query.session.principal?.user === security.principalOf(req).user;
 }
 
 function maxWaitOf(req: HttpRequest): number {
@@ -139,11 +167,11 @@ function statementReply(result: AnswerResult): HttpReply {
   return jsonText(200, result.answer.json, result.answer.headers, result.answer.ascii);
 }
 
-export function registerStatementRoutes(router: RouteRegistry, manager: QueryManager): void {
+export function registerStatementRoutes(router: RouteRegistry, manager: QueryManager, security?: SqlSecurity): void {
   router.add('POST', '/v1/statement', (req) => {
     const sql = req.body.toString('utf8');
     if (sql.trim() === '') return text(400, 'SQL statement is empty');
-    const { answer } = manager.submit(sql, sessionFromRequest(req), req.baseUrl);
+    const { answer } = manager.submit(sql, sessionFromRequest(req, security), req.baseUrl);
     return jsonText(200, answer.json, answer.headers, answer.ascii);
   });
 
@@ -151,13 +179,15 @@ export function registerStatementRoutes(router: RouteRegistry, manager: QueryMan
   router.add('GET', '/v1/statement/:queryId/:token', (req) => {
     const query = manager.get(req.params.queryId);
     const token = parseToken(req.params.token);
-    if (!query || token === undefined) return text(404, 'Query not found');
+    if (!query || token === undefined || !isSubmitter(security, req, query)) return text(404, 'Query not found');
     const result = query.answer(token, maxWaitOf(req), targetResultBytesOf(req), req.signal);
     return result instanceof Promise ? result.then(statementReply) : statementReply(result);
   });
 
   router.add('DELETE', '/v1/statement/:queryId/:token', (req) => {
-    if (!manager.cancel(req.params.queryId)) return text(404, 'Query not found');
+    const query = manager.get(req.params.queryId);
+    if (!query || !isSubmitter(security, req, query)) return text(404, 'Query not found');
+    query.cancel();
     return noContent();
   });
 }

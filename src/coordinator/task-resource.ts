@@ -1,6 +1,8 @@
 // The task resource: TaskInfo for every task, task output as Arrow IPC pages with sequence tokens
 // (the page exchange a multi-node mode will use), and POST /v1/task/{taskId} to run a fragment
-// over a table's splits — the documented task request (see docs/API.md).
+// over a table's splits — the documented task request (see docs/API.md). Reading task information
+// follows the query's visibility; task writes and results are internal (`internal` registry: the
+// node's shared secret or the `admin` role).
 
 import { z } from 'zod';
 import { pagesToIpc } from '../data/arrow.js';
@@ -14,6 +16,8 @@ import { taskInfo } from './query-info.js';
 import type { QueryManager } from './query-manager.js';
 import type { SqlTask } from './task.js';
 import type { StandaloneTasks } from './standalone-tasks.js';
+import { mayAccessQuery } from './query-resource.js';
+import type { SqlSecurity } from './sql-security.js';
 
 const DEFAULT_MAX_RESULT_BYTES = 16 * 1024 * 1024;
 
@@ -31,7 +35,7 @@ const taskRequestSchema = z
 
 export type TaskRequest = z.infer<typeof taskRequestSchema>;
 
-export function registerTaskRoutes(router: RouteRegistry, manager: QueryManager, standalone: StandaloneTasks): void {
+export function registerTaskRoutes(router: RouteRegistry, manager: QueryManager, standalone: StandaloneTasks, security?: SqlSecurity, internal: RouteRegistry = router): void {
   const allTasks = (): { task: SqlTask; query?: ReturnType<QueryManager['get']> }[] => {
     const out: { task: SqlTask; query?: ReturnType<QueryManager['get']> }[] = [];
     for (const q of manager.list()) for (const t of q.execution?.tasks ?? []) out.push({ task: t, query: q });
@@ -52,14 +56,19 @@ export function registerTaskRoutes(router: RouteRegistry, manager: QueryManager,
     return found;
   };
 
-  router.add('GET', '/v1/task', (req) => json(200, allTasks().map(({ task, query }) => taskInfo(task, req.baseUrl, query))));
+  // Standalone tasks (POST /v1/task) belong to no query: internal callers alone see them.
+  const visible = (req: Parameters<typeof mayAccessQuery>[1], query: ReturnType<QueryManager['get']>): boolean =>
+    query ? mayAccessQuery(security, req, query, 'view') : !security?.authentication || security.principalOf(req).roles.includes('admin');
+
+  router.add('GET', '/v1/task', (req) => json(200, allTasks().filter(({ query }) => visible(req, query)).map(({ task, query }) => taskInfo(task, req.baseUrl, query))));
 
   router.add('GET', '/v1/task/:taskId', (req) => {
     const { task, query } = require(req.params.taskId);
+    if (!visible(req, query)) return text(404, `Task ${req.params.taskId} not found`);
     return json(200, taskInfo(task, req.baseUrl, query));
   });
 
-  router.add('DELETE', '/v1/task/:taskId', (req) => {
+  internal.add('DELETE', '/v1/task/:taskId', (req) => {
     const { task, query } = require(req.params.taskId);
     const abort = req.query.get('abort') !== 'false';
     if (!task.done) {
@@ -72,7 +81,7 @@ export function registerTaskRoutes(router: RouteRegistry, manager: QueryManager,
     return json(200, taskInfo(task, req.baseUrl, query));
   });
 
-  router.add('POST', '/v1/task/:taskId', (req) => {
+  internal.add('POST', '/v1/task/:taskId', (req) => {
     const taskId = req.params.taskId;
     if (!/^[A-Za-z0-9_.-]{1,200}$/u.test(taskId)) return text(400, 'Invalid task id');
     if (find(taskId)) return text(409, `Task ${taskId} already exists`);
@@ -141,12 +150,12 @@ export function registerTaskRoutes(router: RouteRegistry, manager: QueryManager,
     };
   };
 
-  router.add('GET', '/v1/task/:taskId/results/:bufferId/:token', (req) => results(req.params.taskId, req.params.bufferId, req.params.token, req));
+  internal.add('GET', '/v1/task/:taskId/results/:bufferId/:token', (req) => results(req.params.taskId, req.params.bufferId, req.params.token, req));
 
   const ownedByQuery = (taskId: string, query: ReturnType<QueryManager['get']>): HttpReply | undefined =>
     query ? text(409, `Task ${taskId} belongs to query ${query.id}, whose coordinator consumes its output`) : undefined;
 
-  router.add('GET', '/v1/task/:taskId/results/:bufferId/:token/acknowledge', (req) => {
+  internal.add('GET', '/v1/task/:taskId/results/:bufferId/:token/acknowledge', (req) => {
     const { task, query } = require(req.params.taskId);
     const owned = ownedByQuery(task.taskId, query);
     if (owned) return owned;
@@ -155,7 +164,7 @@ export function registerTaskRoutes(router: RouteRegistry, manager: QueryManager,
     return noContent();
   });
 
-  router.add('DELETE', '/v1/task/:taskId/results/:bufferId', (req) => {
+  internal.add('DELETE', '/v1/task/:taskId/results/:bufferId', (req) => {
     const { task, query } = require(req.params.taskId);
     if (req.params.bufferId !== task.outputBuffer.bufferId) return text(404, `Output buffer ${req.params.bufferId} not found`);
     const owned = ownedByQuery(task.taskId, query);

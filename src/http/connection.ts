@@ -69,6 +69,8 @@ export interface ServerContext {
   readonly logger: Logger;
   readonly recorder: RequestRecorder;
   fallbackBaseUrl: string;
+  /** `https` when the server speaks TLS. */
+  readonly scheme: 'http' | 'https';
   /** Configured base URL: used for every request, whatever its Host. */
   readonly externalUrl: string | undefined;
   /** The server is shutting down: every reply closes its connection. */
@@ -435,7 +437,7 @@ export class Connection {
     if (this.server.externalUrl !== undefined) return this.server.externalUrl;
     if (host !== this.lastHost) {
       this.lastHost = host;
-      this.lastBaseUrl = host && HOST_HEADER.test(host) ? `http://${host}` : '';
+      this.lastBaseUrl = host && HOST_HEADER.test(host) ? `${this.server.scheme}://${host}` : '';
     }
     return this.lastBaseUrl || this.server.fallbackBaseUrl;
   }

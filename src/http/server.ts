@@ -19,6 +19,8 @@
 // sweep a second, not by a timer per request: an idle keep-alive connection closes after 10 s, a
 // request head must arrive within 20 s (slow-loris guard) and a whole request within 120 s (408).
 import net from 'node:net';
+import tls from 'node:tls';
+import type { TlsMaterial } from './tls.js';
 import type { Router } from './router.js';
 import { acceptWithSharedReadBuffer } from './accept.js';
 import { Connection, type ConnectionTimeouts, type RequestRecorder, type ServerContext } from './connection.js';
@@ -47,6 +49,8 @@ export interface ListenOptions {
   readonly timeouts?: Partial<ConnectionTimeouts>;
   /** The base URL every request sees (`req.baseUrl`) instead of one built from its Host header. */
   readonly externalUrl?: string;
+  /** Serve HTTPS (node:tls under the same parser) with this certificate and key. */
+  readonly tls?: TlsMaterial;
 }
 
 export interface HttpServer {
@@ -92,6 +96,7 @@ export async function listen(router: Router, options: ListenOptions = {}): Promi
     logger: options.logger ?? silentLogger(),
     recorder: options.recorder ?? NO_RECORDER,
     fallbackBaseUrl: '',
+    scheme: options.tls ? 'https' : 'http',
     externalUrl: options.externalUrl,
     closing: false,
     requestStarted: () => void inFlight++,
@@ -110,10 +115,16 @@ export async function listen(router: Router, options: ListenOptions = {}): Promi
     });
     return connection;
   };
-  const server = net.createServer({ noDelay: true }, (socket) => {
+  const onSocket = (socket: net.Socket): void => {
     const connection = open(socket);
     socket.on('data', (chunk: Buffer) => connection.receive(chunk));
-  });
+  };
+  // TLS sockets decrypt into their own buffers: they are read through 'data' events.
+  const server: net.Server = options.tls
+    ? tls.createServer({ cert: options.tls.cert, key: options.tls.key, noDelay: true, minVersion: 'TLSv1.2' }, onSocket)
+    : net.createServer({ noDelay: true }, onSocket);
+  // A failed handshake (a plain-HTTP client, a bad certificate) closes that socket only.
+  if (options.tls) server.on('tlsClientError', (_error, socket) => socket.destroy());
   const sweep = setInterval(() => {
     const now = Date.now();
     for (const c of connections) c.checkTimeouts(now);
@@ -133,6 +144,7 @@ export async function listen(router: Router, options: ListenOptions = {}): Promi
   });
   const shared =
     options.sharedReadBuffer !== false &&
+    !options.tls &&
     acceptWithSharedReadBuffer(server, {
       onSocket: (socket) => {
         const connection = open(socket);
@@ -140,7 +152,7 @@ export async function listen(router: Router, options: ListenOptions = {}): Promi
       },
     });
   const port = (server.address() as net.AddressInfo).port;
-  const baseUrl = options.externalUrl ?? `http://${displayHost(host)}:${port}`;
+  const baseUrl = options.externalUrl ?? `${context.scheme}://${displayHost(host)}:${port}`;
   context.fallbackBaseUrl = baseUrl;
 
   let closed: Promise<void> | undefined;

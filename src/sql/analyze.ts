@@ -370,6 +370,7 @@ function fromItemParts(from: AstNode): string[] {
 function analyzeView(view: ViewDefinition, item: AstNode, ctx: AnalysisContext): { plan: PlanNode; fields: ScopeField[] } {
   const depth = (ctx.viewDepth ?? 0) + 1;
   if (depth > MAX_VIEW_DEPTH) throw new EngineError('INVALID_VIEW', `View is recursive: ${view.catalog}.${view.schema}.${view.name}`, loc(item) ?? locateName(ctx.sql, [view.name]));
+  ctx.checkTableAccess?.({ catalog: view.catalog, schema: view.schema, name: view.name }, loc(item) ?? locateName(ctx.sql, [view.name]));
   // The view's definition can change: a plan using it is never reused (the memory catalog's metadata is not stable).
   ctx.observed?.tables.push({ catalog: view.catalog, schema: view.schema });
   const viewCtx: AnalysisContext = { ...ctx, sql: view.sql, catalog: view.sessionCatalog, schema: view.sessionSchema, ctes: undefined, viewDepth: depth };
@@ -408,6 +409,7 @@ export function resolveTableName(rawParts: readonly string[], ctx: AnalysisConte
   }
   const meta = connector.getTable(schema, table);
   if (!meta) throw new EngineError('TABLE_NOT_FOUND', `Table '${catalog}.${schema}.${table}' does not exist`, location);
+  ctx.checkTableAccess?.({ catalog, schema, name: table }, location);
   ctx.observed?.tables.push(meta);
   return meta;
 }

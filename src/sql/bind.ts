@@ -55,6 +55,8 @@ export interface AnalysisContext {
   readonly observed?: PlanDependencies;
   /** How many views deep this query is (analyze.ts analyzeView). */
   readonly viewDepth?: number;
+  /** Throws PERMISSION_DENIED unless the session may read the table or view (access control). */
+  readonly checkTableAccess?: (table: { readonly catalog: string; readonly schema: string; readonly name: string }, location?: SourceLocation) => void;
 }
 
 export interface PlanDependencies {

@@ -16,7 +16,9 @@ export interface TestServer {
 
 export async function startServer(overrides: Partial<Config> = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'analytics-test-'));
-  const app = await createApp(defaultConfig({ port: 0, workers: 2, dataDir, ...overrides }));
+  // The engine's suites run with SQL authentication off (the session headers name the user);
+  // authentication and access control have their own suite (coordinator-security.test.ts).
+  const app = await createApp(defaultConfig({ port: 0, workers: 2, dataDir, authentication: false, ...overrides }));
   return {
     app,
     baseUrl: app.baseUrl,
