@@ -9,6 +9,8 @@ import { registerCoordinator, type Coordinator } from './coordinator/index.js';
 import { createLogger, type Logger } from './util/logger.js';
 import { openIdentityService, registerIdentityRoutes, type IdentityService } from './identity/routes.js';
 import { SqlAuthenticator } from './identity/sql-authenticator.js';
+import { IdentitySqlTables } from './identity/sql-tables.js';
+import { IdentityConnector } from './connectors/identity.js';
 import { AccessControl } from './coordinator/access-control.js';
 import { SqlSecurity } from './coordinator/sql-security.js';
 import { tlsOptions } from './http/tls.js';
@@ -53,7 +55,8 @@ export async function createApp(config: Config, logger: Logger = createLogger({ 
   const identity = await openIdentityService({ dataDir: config.dataDir, adminUsername: config.adminUsername, adminPassword: config.adminPassword, rebuild: config.rebuildIdentity, exitAfterRebuild: config.exitAfterRebuild, logger, onClose: ctx.onClose });
   const security = sqlSecurity(config, logger, new SqlAuthenticator(identity, config.sqlRealm), tls !== undefined);
   registerNodeRoutes(router, health, () => baseUrl, { version: VERSION, environment: config.environment, nodeId: 'coordinator' }, security.guarded(router));
-  const coordinator = registerCoordinator({ router, logger, workers: config.workers, queryMaxMemoryBytes: config.queryMaxMemoryBytes, memoryMaxDataBytes: config.memoryMaxDataBytes, queryClientTimeoutMs: config.queryClientTimeoutMs, queryMaxHistory: config.queryMaxHistory, version: VERSION, nodeUri: () => baseUrl, onClose: ctx.onClose, security });
+  const identityCatalog = new IdentityConnector(new IdentitySqlTables(identity, config.sqlRealm));
+  const coordinator = registerCoordinator({ router, logger, workers: config.workers, queryMaxMemoryBytes: config.queryMaxMemoryBytes, memoryMaxDataBytes: config.memoryMaxDataBytes, queryClientTimeoutMs: config.queryClientTimeoutMs, queryMaxHistory: config.queryMaxHistory, version: VERSION, nodeUri: () => baseUrl, onClose: ctx.onClose, security, extraCatalogs: [['identity', identityCatalog]] });
   registerIdentityRoutes(router, identity);
   // ── end of subsystem routes ───────────────────────────────────────────────────────────────────
 

@@ -89,6 +89,7 @@ describe('SQL authentication and the built-in access rules', () => {
     server = await startServer({ authentication: true, adminUsername: 'admin', adminPassword: ADMIN_PW, internalSharedSecret: SECRET });
     kc = new KcAdminClient({ baseUrl: server.baseUrl, realmName: 'master' });
     await kc.auth({ username: 'admin', password: ADMIN_PW, grantType: 'password', clientId: 'admin-cli' });
+    await kc.realms.update({ realm: 'master' }, { adminEventsEnabled: true });
     aliceId = await createUser(kc, 'master', 'alice', 'alice-pw');
     await createUser(kc, 'master', 'bob', 'bob-pw');
     await kc.realms.create({ realm: 'acme', enabled: true });
@@ -223,6 +224,41 @@ describe('SQL authentication and the built-in access rules', () => {
     expect(bySecret.status).toBe(400);
     const wrongSecret = await fetch(`${server.baseUrl}/v1/task/t-node`, { method: 'POST', body, headers: { 'X-Trino-Internal-Secret': `${SECRET}x`, 'Content-Type': 'application/json' } });
     expect(wrongSecret.status).toBe(401);
+  });
+  it('answers the identity catalog with the admin API\'s counts, to whom the admin API would show them', async () => {
+    const admin = { Authorization: basic('admin', ADMIN_PW) };
+    const count = async (sql: string, h: Record<string, string>): Promise<unknown> => {
+      const r = await statement(server.baseUrl, sql, h);
+      if (r.error) throw new Error(`${sql}: ${r.error.errorName}: ${r.error.message}`);
+      return r.rows[0]![0];
+    };
+    await kc.groups.create({ realm: 'acme', name: 'staff' });
+    for (const realm of ['master', 'acme']) {
+      expect(await count(`SELECT count(*) FROM identity.${realm}.users`, admin)).toBe(await kc.users.count({ realm }));
+      expect(await count(`SELECT count(*) FROM identity.${realm}.clients`, admin)).toBe((await kc.clients.find({ realm })).length);
+      expect(await count(`SELECT count(*) FROM identity.${realm}.groups`, admin)).toBe((await kc.groups.find({ realm })).length);
+    }
+    expect((await statement(server.baseUrl, 'SHOW SCHEMAS FROM identity', admin)).rows.map((r) => r[0])).toEqual(expect.arrayContaining(['acme', 'master']));
+    // The admin's own changes, joined with who made them.
+    const joined = await statement(server.baseUrl, `SELECT u.username, count(*) FROM identity.master.admin_events e JOIN identity.master.users u ON e.auth_user_id = u.id WHERE e.operation_type = 'CREATE' GROUP BY u.username`, admin);
+    expect(joined.error).toBeUndefined();
+    expect(joined.rows).toHaveLength(1);
+    expect(joined.rows[0]![0]).toBe('admin');
+    expect(joined.rows[0]![1]).toBeGreaterThanOrEqual(2);
+    // Alice holds no admin role: the admin API would show her no users, and neither does SQL.
+    const denied = await statement(server.baseUrl, 'SELECT count(*) FROM identity.master.users', { Authorization: basic('alice', 'alice-pw') });
+    expect(denied.error).toMatchObject({ errorName: 'PERMISSION_DENIED', message: 'Access Denied: Cannot select from table identity.master.users' });
+    // A realm admin of acme (view-users on the master realm's acme-realm client) reads acme, and nothing of master.
+    const helperId = await createUser(kc, 'master', 'acme-helper', 'helper-pw');
+    const [acmeClient] = await kc.clients.find({ realm: 'master', clientId: 'acme-realm' });
+    const viewUsers = await kc.clients.findRole({ realm: 'master', id: acmeClient!.id!, roleName: 'view-users' });
+    await kc.users.addClientRoleMappings({ realm: 'master', id: helperId, clientUniqueId: acmeClient!.id!, roles: [{ id: viewUsers!.id!, name: 'view-users' }] });
+    const helper = { Authorization: basic('acme-helper', 'helper-pw') };
+    expect(await count('SELECT count(*) FROM identity.acme.users', helper)).toBe(await kc.users.count({ realm: 'acme' }));
+    expect((await statement(server.baseUrl, 'SELECT count(*) FROM identity.master.users', helper)).error).toMatchObject({ errorName: 'PERMISSION_DENIED' });
+    expect((await statement(server.baseUrl, 'SELECT count(*) FROM identity.acme.admin_events', helper)).error).toMatchObject({ errorName: 'PERMISSION_DENIED' });
+    // Read-only: a write is refused whoever asks.
+    expect((await statement(server.baseUrl, 'DELETE FROM identity.acme.users', admin)).error).toBeDefined();
   });
 });
 

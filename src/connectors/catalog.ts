@@ -78,6 +78,8 @@ export interface ViewDefinition {
  * see are left out. Absent: a trusted reader, who sees everything.
  */
 export interface MetadataViewer {
+  /** The reader's user name (the identity catalog shows what the admin API would show them). */
+  readonly user: string;
   canSeeTable(catalog: string, schema: string, table: string): boolean;
   canSeeQuery(queryId: string): boolean;
 }

@@ -1,7 +1,7 @@
 // The coordinator face: catalogs, the worker pool, the query manager, and the statement, query
 // and task resources. (The node resource is registered separately by the app.)
 
-import { CatalogRegistry } from '../connectors/catalog.js';
+import { CatalogRegistry, type Connector } from '../connectors/catalog.js';
 import { MemoryConnector } from '../connectors/memory.js';
 import { SystemConnector } from '../connectors/system.js';
 import { TpchConnector } from '../connectors/tpch/connector.js';
@@ -28,6 +28,8 @@ export interface CoordinatorOptions {
   readonly version: string;
   /** The node's own URI (known once the server listens). */
   readonly nodeUri: () => string;
+  /** Catalogs the app adds beside tpch, memory and system (e.g. `identity`), by name. */
+  readonly extraCatalogs?: ReadonlyArray<readonly [string, Connector]>;
   /** Authentication and access control of the `/v1` resources; absent: open to anyone (embedded use). */
   readonly security?: SqlSecurity;
   onClose(hook: () => void | Promise<void>): void;
@@ -47,6 +49,7 @@ export function registerCoordinator(options: CoordinatorOptions): Coordinator {
   let manager: QueryManager | undefined;
   catalogs.register('tpch', tpch);
   catalogs.register('memory', new MemoryConnector('memory', { maxDataBytes: options.memoryMaxDataBytes }));
+  for (const [name, connector] of options.extraCatalogs ?? []) catalogs.register(name, connector);
   catalogs.register(
     'system',
     new SystemConnector({

@@ -474,6 +474,7 @@ export class QueryManager implements QueryDriver {
     const access = this.options.security?.access;
     if (!rights || !access) return undefined;
     return {
+      user: rights.user,
       canSeeTable: (catalog, schema, table) => access.canSeeTable(rights, catalog, schema, table),
       canSeeQuery: (id) => {
         const q = this.queries.get(id);
