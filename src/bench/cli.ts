@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
+import { randomBytes } from 'node:crypto';
 import { createApp, type App } from '../app.js';
 import { defaultConfig } from '../config.js';
 import { localSession } from '../coordinator/query-manager.js';
@@ -32,12 +33,18 @@ function schemaFor(sf: number): string {
   return sf === 0.01 ? 'tiny' : `sf${sf}`;
 }
 
-async function startServer(threads: number): Promise<{ app: App; close(): Promise<void> }> {
+/**
+ * The server under test. Authentication is off by default, as DuckDB in-process has none: the
+ * figures compare the engines, not logins; the load runs also time SELECT 1 on a second server
+ * with it on (startServer(threads, true), Basic credentials of its admin).
+ */
+async function startServer(threads: number, authentication = false): Promise<{ app: App; authorization: string; close(): Promise<void> }> {
   const dataDir = mkdtempSync(join(os.tmpdir(), 'bench-server-'));
-  // Authentication off, as DuckDB in-process has none: the figures compare the engines, not logins.
-  const app = await createApp(defaultConfig({ host: '127.0.0.1', port: 0, workers: threads, dataDir, authentication: false }));
+  const adminPassword = randomBytes(12).toString('base64url');
+  const app = await createApp(defaultConfig({ host: '127.0.0.1', port: 0, workers: threads, dataDir, authentication, adminUsername: 'admin', adminPassword }));
   return {
     app,
+    authorization: `Basic ${Buffer.from(`admin:${adminPassword}`).toString('base64')}`,
     close: async () => {
       await app.close();
       rmSync(dataDir, { recursive: true, force: true });
@@ -184,12 +191,14 @@ function writeResults(dir: string, base: string, results: BenchResults, svg?: st
 
 async function loadOnly(o: BenchOptions, resultsDir: string): Promise<void> {
   const startedAt = new Date();
-  const progress = new Progress(2 * loadScenarioCount(o.fewConnections > 0, true, o.loadRounds));
+  const progress = new Progress(2 * loadScenarioCount(o.fewConnections > 0, true, o.loadRounds, true));
   const server = await startServer(o.threads);
+  const guarded = await startServer(o.threads, true);
   let load;
   try {
     const q6 = tpchQuery(6);
     load = await protocolLoad(server.app.baseUrl, {
+      authenticated: { url: guarded.app.baseUrl, authorization: guarded.authorization },
       connections: o.connections,
       fewConnections: o.fewConnections || undefined,
       durationSeconds: o.durationSeconds,
@@ -202,6 +211,7 @@ async function loadOnly(o: BenchOptions, resultsDir: string): Promise<void> {
     });
   } finally {
     progress.stop();
+    await guarded.close();
     await server.close();
   }
   const results: BenchResults = { startedAt: startedAt.toISOString(), machine: machine(), options: o, tpch: [], load };
@@ -225,7 +235,7 @@ async function main(): Promise<void> {
   const startedAt = new Date();
   const queries = o.queries.map(tpchQuery);
   const perQuery = o.runs + 1;
-  const progress = new Progress(11 + 1 + (o.skipDuckdb ? 0 : 1 + queries.length * perQuery) + queries.length * (perQuery + o.runs) + (o.skipLoad ? 0 : 2 * loadScenarioCount(o.fewConnections > 0, false, o.loadRounds)) + (o.skipMicro ? 0 : 1) + (o.skipDataHeld ? 0 : 1));
+  const progress = new Progress(11 + 1 + (o.skipDuckdb ? 0 : 1 + queries.length * perQuery) + queries.length * (perQuery + o.runs) + (o.skipLoad ? 0 : 2 * loadScenarioCount(o.fewConnections > 0, false, o.loadRounds, true)) + (o.skipMicro ? 0 : 1) + (o.skipDataHeld ? 0 : 1));
   const dataDir = mkdtempSync(join(os.tmpdir(), `bench-tpch-sf${o.sf}-`));
   let results: BenchResults;
   try {
@@ -316,7 +326,10 @@ async function main(): Promise<void> {
 
       // 5. Statement-protocol throughput beside a bare uWebSockets.js reply.
       if (!o.skipLoad) {
+        const guarded = await startServer(o.threads, true);
+        try {
         load = await protocolLoad(server.app.baseUrl, {
+          authenticated: { url: guarded.app.baseUrl, authorization: guarded.authorization },
           connections: o.connections,
           fewConnections: o.fewConnections || undefined,
           durationSeconds: o.durationSeconds,
@@ -326,6 +339,9 @@ async function main(): Promise<void> {
             if (!label.includes('warm-up')) progress.advance(2);
           },
         });
+        } finally {
+          await guarded.close();
+        }
       }
 
       // 7. What the generated data weighs in memory against Arrow (generates every column first).

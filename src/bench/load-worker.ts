@@ -16,6 +16,8 @@ export type LoadScenario =
       readonly sql: string;
       readonly catalog: string;
       readonly schema: string;
+      /** The Authorization header every request carries (a server with authentication on). */
+      readonly authorization?: string;
     };
 
 export interface LoadResult {
@@ -156,7 +158,7 @@ async function run(s: LoadScenario): Promise<LoadResult> {
     method: 'POST',
     path: '/v1/statement',
     body: s.sql,
-    headers: { 'X-Trino-User': 'load', 'X-Trino-Catalog': s.catalog, 'X-Trino-Schema': s.schema, 'Content-Type': 'text/plain' },
+    headers: { 'X-Trino-User': 'load', 'X-Trino-Catalog': s.catalog, 'X-Trino-Schema': s.schema, 'Content-Type': 'text/plain', ...(s.authorization ? { Authorization: s.authorization } : {}) },
     conn,
     onResponse,
   };
@@ -180,7 +182,7 @@ async function run(s: LoadScenario): Promise<LoadResult> {
       // req is autocannon's fresh merge of its options and this request: ours to change.
       req.path = path;
       req.body = undefined;
-      req.headers = {};
+      req.headers = s.authorization ? { Authorization: s.authorization } : {};
       return req;
     },
     onResponse,
@@ -191,7 +193,7 @@ async function run(s: LoadScenario): Promise<LoadResult> {
     ...base,
     requests: [post, ...Array.from({ length: MAX_POLLS }, () => ({ ...poll }))],
     setupClient: (client: unknown) => {
-      if (!buildPollsDirectly(client, nextPoll, host)) direct = false;
+      if (!buildPollsDirectly(client, nextPoll, host, s.authorization)) direct = false;
     },
   });
   latencies.sort((a, b) => a - b);
@@ -230,11 +232,11 @@ interface RequestIteratorInternals {
  * When the iterator does not have the expected shape (another autocannon), the polls keep
  * autocannon's own building through their setupRequest.
  */
-function buildPollsDirectly(client: unknown, nextPoll: (ctx: Ctx, c: Conn) => string | null, host: string): boolean {
+function buildPollsDirectly(client: unknown, nextPoll: (ctx: Ctx, c: Conn) => string | null, host: string, authorization?: string): boolean {
   const it = (client as { requestIterator?: RequestIteratorInternals }).requestIterator;
   if (it === undefined || typeof it.rebuildRequest !== 'function' || typeof it.nextRequest !== 'function' || !Array.isArray(it.requests) || typeof it.currentRequestIndex !== 'number') return false;
   const own = it.rebuildRequest;
-  const tail = ` HTTP/1.1\r\nHost: ${host}\r\nConnection: keep-alive\r\n\r\n`;
+  const tail = ` HTTP/1.1\r\nHost: ${host}\r\n${authorization ? `Authorization: ${authorization}\r\n` : ''}Connection: keep-alive\r\n\r\n`;
   it.rebuildRequest = function rebuildPoll(this: RequestIteratorInternals): unknown {
     const req = this.currentRequest;
     if (req?.poll !== true || req.conn === undefined) return own.call(this);

@@ -66,6 +66,10 @@ export interface ProtocolResults {
   readonly trivial: MeasuredLoad;
   /** SELECT 1 with fewer clients (LoadOptions.fewConnections): the latency at a lighter load. */
   readonly trivialFew?: MeasuredLoad;
+  /** SELECT 1 on a server with SQL authentication on, every request with Basic credentials. */
+  readonly authenticated?: MeasuredLoad;
+  /** Its queries/s over SELECT 1's without authentication: the median of each round's ratio. */
+  readonly authenticationThroughputRatio?: number;
   readonly tpch?: MeasuredLoad;
   readonly bare: MeasuredLoad;
   /** The bare uWS server answering SELECT 1's two requests with fixed answers of our sizes. */
@@ -100,12 +104,14 @@ export interface LoadOptions {
   readonly tpch?: { readonly sql: string; readonly schema: string; readonly label: string };
   /** Rounds of SELECT 1 and the bare servers (see ProtocolResults.rounds); default 1. */
   readonly rounds?: number;
+  /** A server with SQL authentication on and the header that signs in to it: SELECT 1 there too, each round. */
+  readonly authenticated?: { readonly url: string; readonly authorization: string };
   readonly onStep?: (label: string) => void;
 }
 
 /** Scenarios protocolLoad runs (each after a short warm-up), for progress bars. */
-export function loadScenarioCount(withFewConnections: boolean, withTpch: boolean, rounds = 1): number {
-  return 3 * rounds + (withFewConnections ? 1 : 0) + (withTpch ? 1 : 0);
+export function loadScenarioCount(withFewConnections: boolean, withTpch: boolean, rounds = 1, withAuthenticated = false): number {
+  return (withAuthenticated ? 4 : 3) * rounds + (withFewConnections ? 1 : 0) + (withTpch ? 1 : 0);
 }
 
 function median(values: readonly number[]): number {
@@ -138,7 +144,7 @@ export async function protocolLoad(baseUrl: string, o: LoadOptions): Promise<Pro
 
 async function protocolLoadWith(client: LoadClient, baseUrl: string, o: LoadOptions): Promise<ProtocolResults> {
   const common = { connections: o.connections, durationSeconds: o.durationSeconds };
-  const statement = (name: string, sql: string, schema: string, url = baseUrl): LoadScenario => ({ kind: 'statement', name, url, sql, catalog: 'tpch', schema, ...common });
+  const statement = (name: string, sql: string, schema: string, url = baseUrl): Extract<LoadScenario, { kind: 'statement' }> => ({ kind: 'statement', name, url, sql, catalog: 'tpch', schema, ...common });
   /** Runs a scenario after a short warm-up; `of` names the round in the progress labels. */
   const measure = async (s: LoadScenario, of = ''): Promise<MeasuredLoad> => {
     o.onStep?.(`load: ${s.name}${of} (warm-up)`);
@@ -161,9 +167,11 @@ async function protocolLoadWith(client: LoadClient, baseUrl: string, o: LoadOpti
   const trivialRounds: MeasuredLoad[] = [];
   const bareRounds: MeasuredLoad[] = [];
   const shapedRounds: MeasuredLoad[] = [];
+  const authenticatedRounds: MeasuredLoad[] = [];
   for (let r = 0; r < rounds; r++) {
     const of = rounds > 1 ? `, round ${r + 1} of ${rounds}` : '';
     trivialRounds.push(await measure(statement(`SELECT 1, ${o.connections} clients`, 'SELECT 1', 'tiny'), of));
+    if (o.authenticated) authenticatedRounds.push(await measure({ ...statement(`SELECT 1 with Basic authentication, ${o.connections} clients`, 'SELECT 1', 'tiny', o.authenticated.url), authorization: o.authenticated.authorization }, of));
     bareRounds.push(await onBare('hello', (url) => ({ kind: 'plain', name: 'bare uWS hello', url, ...common }), of));
     shapedRounds.push(await onBare('statement-shaped', (url) => statement('bare uWS, SELECT 1-shaped answers', 'SELECT 1', 'tiny', url), of));
   }
@@ -180,6 +188,12 @@ async function protocolLoadWith(client: LoadClient, baseUrl: string, o: LoadOpti
   return {
     trivial,
     trivialFew,
+    ...(authenticatedRounds.length
+      ? {
+          authenticated: medianLoad(authenticatedRounds),
+          authenticationThroughputRatio: median(authenticatedRounds.map((a, r) => (a.queriesPerSecond ?? NaN) / (trivialRounds[r]!.queriesPerSecond ?? NaN))),
+        }
+      : {}),
     tpch,
     bare,
     bareShaped,

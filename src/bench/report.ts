@@ -135,7 +135,7 @@ export function loadTable(results: BenchResults): string {
   const l = results.load;
   if (!l) return '';
   const t = table(['scenario', 'clients', 'queries/s', 'query p50', 'query p99', 'HTTP req/s', 'req p50', 'req p99', 'server CPU / req', 'failed / non-2xx']);
-  for (const r of [l.trivial, l.trivialFew, l.tpch, l.bare, l.bareShaped]) {
+  for (const r of [l.trivial, l.authenticated, l.trivialFew, l.tpch, l.bare, l.bareShaped]) {
     if (!r) continue;
     t.push([
       r.name,
@@ -171,7 +171,10 @@ export function loadTable(results: BenchResults): string {
     `per-request cost vs the bare uWebSockets.js reply: ${fmtRatio(l.perRequestOverhead)} per HTTP request, ${fmtRatio(l.perQueryOverhead)} per complete SELECT 1 (POST + GETs)${cpu}` +
       ' (the load client shares the two cores and costs as much per request as the server: it bounds every throughput here)' +
       perRound +
-      latencyRounds,
+      latencyRounds +
+      (l.authenticationThroughputRatio === undefined
+        ? ''
+        : `\nSQL authentication: SELECT 1 with Basic credentials on a server with authentication on runs ${fmtRatio(l.authenticationThroughputRatio)} the queries/s of SELECT 1 with it off (the other runs here use it off, as DuckDB in-process has none)`),
   ].join('\n');
 }
 

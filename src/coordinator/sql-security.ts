@@ -16,7 +16,7 @@ export type AuthOutcome = { readonly ok: true; readonly identity: Principal } | 
 /** Checks credentials: the identity service's SqlAuthenticator (wired by the app). */
 export interface CredentialsChecker {
   readonly realmName: string;
-  authenticate(authorization: string | undefined, remoteAddress: string): AuthOutcome | Promise<AuthOutcome>;
+  authenticate(authorization: string | undefined, remoteAddress: string, headers?: object): AuthOutcome | Promise<AuthOutcome>;
   /** Another user's roles and groups, for a statement run as them (impersonation). */
   lookup(user: string): Principal | undefined;
 }
@@ -117,7 +117,7 @@ export class SqlSecurity {
     if (authorization !== undefined && /^basic\s/iu.test(authorization) && !this.options.tls && !this.options.allowInsecurePassword && !isLoopback(req.remoteAddress)) {
       return text(403, 'Password authentication over plain HTTP is refused: connect over HTTPS (--tls-cert/--tls-key), or start the server with --allow-insecure-password');
     }
-    return this.options.checker!.authenticate(authorization, req.remoteAddress);
+    return this.options.checker!.authenticate(authorization, req.remoteAddress, req.headers);
   }
 
   /**

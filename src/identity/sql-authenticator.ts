@@ -34,6 +34,11 @@ export class SqlAuthenticator {
   /** A per-process key: cache keys are HMACs of the header, useless outside this process. */
   private readonly cacheKey = randomBytes(32);
   private readonly verified = new Map<string, { readonly userId: string; readonly until: number }>();
+  /** The cache key of a headers object's Authorization value: a connection's requests share one object. */
+  private readonly keyOfHeaders = new WeakMap<object, { readonly value: string; readonly key: string }>();
+  /** Identities by user id, as of the store version they were read at (any write makes them stale). */
+  private readonly identities = new Map<string, { readonly version: number; readonly identity: SqlIdentity }>();
+  private realmRead: { readonly version: number; readonly realm: RealmEntity | undefined } | undefined;
 
   constructor(
     private readonly identity: IdentityService,
@@ -42,19 +47,26 @@ export class SqlAuthenticator {
 
   /** The realm SQL users belong to, or undefined when it is missing or disabled. */
   private realm(): RealmEntity | undefined {
-    const realm = this.identity.realm(this.realmName);
-    return realm && realm.enabled !== false ? realm : undefined;
+    const version = this.identity.store.version;
+    if (this.realmRead?.version !== version) {
+      const realm = this.identity.realm(this.realmName);
+      this.realmRead = { version, realm: realm && realm.enabled !== false ? realm : undefined };
+    }
+    return this.realmRead.realm;
   }
 
-  /** Checks an Authorization header; synchronous when a cached Basic header or nothing is to verify. */
-  authenticate(authorization: string | undefined, remoteAddress: string): SqlAuthOutcome | Promise<SqlAuthOutcome> {
+  /**
+   * Checks an Authorization header; synchronous when a cached Basic header or nothing is to verify.
+   * `headers`, the request's headers object, lets a connection's requests reuse the header's cache key.
+   */
+  authenticate(authorization: string | undefined, remoteAddress: string, headers?: object): SqlAuthOutcome | Promise<SqlAuthOutcome> {
     if (authorization === undefined || authorization === '') return { ok: false, failure: 'missing' };
     const space = authorization.indexOf(' ');
     const scheme = space < 0 ? authorization : authorization.slice(0, space);
     const value = space < 0 ? '' : authorization.slice(space + 1).trim();
     switch (scheme.toLowerCase()) {
       case 'basic':
-        return this.basic(value, remoteAddress);
+        return this.basic(value, remoteAddress, headers);
       case 'bearer':
         return this.bearer(value);
       default:
@@ -62,10 +74,12 @@ export class SqlAuthenticator {
     }
   }
 
-  private basic(value: string, remoteAddress: string): SqlAuthOutcome | Promise<SqlAuthOutcome> {
+  private basic(value: string, remoteAddress: string, headers: object | undefined): SqlAuthOutcome | Promise<SqlAuthOutcome> {
     const realm = this.realm();
     if (!realm) return { ok: false, failure: 'other-realm' };
-    const key = createHmac('sha256', this.cacheKey).update(value).digest('base64');
+    const known = headers === undefined ? undefined : this.keyOfHeaders.get(headers);
+    const key = known?.value === value ? known.key : createHmac('sha256', this.cacheKey).update(value).digest('base64');
+    if (headers !== undefined && known?.key !== key) this.keyOfHeaders.set(headers, { value, key });
     const hit = this.verified.get(key);
     const now = Date.now();
     if (hit !== undefined && hit.until > now) {
@@ -124,8 +138,19 @@ export class SqlAuthenticator {
     return realm && user ? this.identityOf(realm, user) : undefined;
   }
 
-  /** The user's realm roles and groups as they are now. */
+  /** The user's realm roles and groups as they are now (re-read after any write to the store). */
   private identityOf(realm: RealmEntity, user: UserEntity): SqlIdentity {
+    const store = this.identity.store;
+    const version = store.version;
+    const hit = this.identities.get(user.id);
+    if (hit?.version === version) return hit.identity;
+    if (this.identities.size >= BASIC_CACHE_LIMIT) this.identities.clear();
+    const identity = this.readIdentity(realm, user);
+    this.identities.set(user.id, { version, identity });
+    return identity;
+  }
+
+  private readIdentity(realm: RealmEntity, user: UserEntity): SqlIdentity {
     const store = this.identity.store;
     const roles: string[] = [];
     for (const id of repo.effectiveUserRoleIds(store, user.id)) {
