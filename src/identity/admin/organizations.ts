@@ -9,12 +9,13 @@ import type { Reader } from '../store/repo.js';
 import * as repo from '../store/repo.js';
 import * as orgConv from '../model/organization.js';
 import { cleanMultiMap } from '../model/common.js';
+import { id, name } from '../model/schemas.js';
 import { ok, page, type AdminContext, type AdminRoutes } from './context.js';
 
 export const OrganizationRepresentation = z.object({
-  id: z.string().nullish(),
-  name: z.string().nullish(),
-  alias: z.string().nullish(),
+  id: id(),
+  name: name(),
+  alias: name(),
   enabled: z.boolean().nullish(),
   description: z.string().nullish(),
   redirectUrl: z.string().nullish(),

@@ -8,6 +8,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { open, compareKeys, type Database, type Key, type RootDatabase } from 'lmdb';
 import { TABLES, TABLE_NAMES, type TableName, type IndexDef } from './tables.js';
+import { keyFits } from './keys.js';
 
 
 export type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'ACTION';
@@ -200,7 +201,7 @@ export class IdentityStore {
   rawGet(db: string, key: Key): unknown {
     const p = this.overlay.get(db)?.get(keyId(key));
     if (p) return p.value === DEL ? undefined : p.value;
-    return this.db(db).get(key);
+    return keyFits(key) ? this.db(db).get(key) : undefined;
   }
 
   get<T>(table: TableName, key: Key): T | undefined {
@@ -213,6 +214,7 @@ export class IdentityStore {
 
   rangeMerged(db: string, prefix: Key[], reverse = false, limit?: number): Array<{ key: Key; value: unknown }> {
     const { start, end } = prefixRange(prefix);
+    if (end !== undefined && !keyFits(end)) return [];
     const pend = this.overlay.get(db);
     if (!pend || pend.size === 0) {
       const r: { start?: Key; end?: Key; reverse?: boolean } = reverse ? { reverse: true } : {};
