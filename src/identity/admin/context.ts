@@ -3,7 +3,8 @@
 // transaction as the change (STYLE 14).
 import type { z } from 'zod';
 import { HttpError, json, noContent, type HttpReply, type HttpRequest, type RouteRegistry } from '../../http/types.js';
-import { ERR, errorBody } from '../errors.js';
+import { ERR, errorBody, errorMessage } from '../errors.js';
+import { KeyTooLargeError } from '../store/keys.js';
 import { MAX_NAME_LENGTH } from '../model/schemas.js';
 import type { IdentityService } from '../service.js';
 import type { RealmEntity } from '../store/entities.js';
@@ -165,6 +166,7 @@ export class AdminRoutes {
         return await handler(ctx);
       } catch (error) {
         if (error instanceof HttpError) return error.reply;
+        if (error instanceof KeyTooLargeError) return errorMessage(400, 'error-invalid-length-too-long').reply;
         this.svc.logger.error({ err: error, path: req.path }, 'identity admin request failed');
         return INTERNAL();
       }

@@ -1,5 +1,5 @@
 // LMDB's key size limit as the store sees it: a key that cannot be stored cannot exist, so reads of
-// it find nothing.
+// it find nothing, and a write that would need it is refused before anything is issued.
 import { keyValueToBuffer, type Key } from 'lmdb';
 
 // lmdb-js exports its key encoder (ordered-binary's toBufferKey) without declaring it.
@@ -15,4 +15,11 @@ export function keyFits(key: Key): boolean {
   let bound = 0;
   for (const part of Array.isArray(key) ? key : [key]) bound += typeof part === 'string' ? part.length * 3 + 2 : 10;
   return bound <= MAX_KEY_BYTES || keyValueToBuffer(key).length <= MAX_KEY_BYTES;
+}
+
+/** A write needs a key larger than LMDB allows (a value longer than any column limit got through). */
+export class KeyTooLargeError extends Error {
+  constructor(readonly db: string) {
+    super(`key too large for ${db}`);
+  }
 }
