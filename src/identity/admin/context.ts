@@ -82,6 +82,27 @@ function checkParamLengths(names: readonly string[], params: Readonly<Record<str
 
 const paramNames = (pattern: string): string[] => pattern.split('/').filter((s) => s.startsWith(':')).map((s) => s.slice(1));
 
+/** The 404 of an entity that is gone, by table. */
+const NOT_FOUND_BY_TABLE = {
+  realms: ERR.realmNotFound,
+  users: ERR.userNotFound,
+  clients: ERR.clientNotFound,
+  clientScopes: ERR.clientScopeNotFound,
+  groups: ERR.groupNotFound,
+  roles: ERR.roleNotFound,
+  organizations: () => errorMessage(404, 'Organization not found.'),
+} as const;
+
+/**
+ * The entity as the write sees it. A handler that awaited (a settle, hashing, key generation)
+ * between finding the entity and writing may find it deleted meanwhile: that is its 404.
+ */
+export function current<T>(tx: Tx, table: keyof typeof NOT_FOUND_BY_TABLE, id: string): T {
+  const v = tx.get<T>(table, id);
+  if (v === undefined) throw NOT_FOUND_BY_TABLE[table]();
+  return v;
+}
+
 export function ok(value: unknown): HttpReply {
   return json(200, value);
 }

@@ -9,7 +9,7 @@ import { addComposites, deleteRole, newRole } from '../managers.js';
 import type { ClientEntity, GroupEntity, RealmEntity, RoleEntity, UserEntity } from '../store/entities.js';
 import * as repo from '../store/repo.js';
 import type { IdentityStore } from '../store/store.js';
-import { noContent, ok, page, type AdminContext, type AdminRoutes } from './context.js';
+import { current, noContent, ok, page, type AdminContext, type AdminRoutes } from './context.js';
 import { groupRep } from './groups.js';
 import { resolveRoles } from './role-mapper.js';
 import { clientOfPath } from './locate.js';
@@ -68,7 +68,7 @@ export function registerComposites(r: AdminRoutes, prefix: string, locate: (ctx:
         if (!k || k.realmId !== ctx.realm.id) throw ERR.notFound('Could not find composite role');
         return k;
       });
-      addComposites(tx, tx.get<RoleEntity>('roles', role.id)!, kids.map((k) => k.id));
+      addComposites(tx, current<RoleEntity>(tx, 'roles', role.id), kids.map((k) => k.id));
       ev.create(role.clientId ? 'CLIENT_ROLE' : 'REALM_ROLE', `${eventPath(ctx, role)}/composites`, kids.map(roleConv.toBriefRepresentation));
     });
     return noContent();
@@ -83,7 +83,7 @@ export function registerComposites(r: AdminRoutes, prefix: string, locate: (ctx:
         if (!k) throw ERR.notFound('Could not find composite role');
         return k.id;
       }));
-      const cur = tx.get<RoleEntity>('roles', role.id)!;
+      const cur = current<RoleEntity>(tx, 'roles', role.id);
       tx.put('roles', role.id, { ...cur, composites: cur.composites.filter((c) => !ids.has(c)) });
       ev.delete(role.clientId ? 'CLIENT_ROLE' : 'REALM_ROLE', `${eventPath(ctx, role)}/composites`, reps);
     });
@@ -176,7 +176,7 @@ export function registerRoleContainer(r: AdminRoutes, prefix: string, resolve: (
     ctx.auth.roles.requireManage(role.clientId);
     if (role.id === ctx.realm._defaultRoleId) throw errorMessage(400, `${role.name} is default role of the realm and cannot be removed.`);
     await ctx.write((tx, ev) => {
-      deleteRole(tx, tx.get<RoleEntity>('roles', role.id)!);
+      deleteRole(tx, current<RoleEntity>(tx, 'roles', role.id));
       ev.delete(container.type, `${container.path}/${role.name}`);
     });
     return noContent();
@@ -243,7 +243,7 @@ export function register(r: AdminRoutes): void {
     ctx.auth.roles.requireManage(role.clientId);
     const rep = ctx.body(RoleRepresentation);
     await ctx.write((tx, ev) => {
-      const cur = tx.get<RoleEntity>('roles', role.id)!;
+      const cur = current<RoleEntity>(tx, 'roles', role.id);
       const next = roleConv.applyRepresentation(cur, rep);
       if (next.name !== cur.name && repo.roleByName(tx, ctx.realm.id, cur.clientId, next.name)) throw ERR.conflict(`Role with name ${next.name} already exists`);
       tx.put('roles', role.id, next);
@@ -256,7 +256,7 @@ export function register(r: AdminRoutes): void {
     ctx.auth.roles.requireManage(role.clientId);
     if (role.id === ctx.realm._defaultRoleId) throw errorMessage(400, `${role.name} is default role of the realm and cannot be removed.`);
     await ctx.write((tx, ev) => {
-      deleteRole(tx, tx.get<RoleEntity>('roles', role.id)!);
+      deleteRole(tx, current<RoleEntity>(tx, 'roles', role.id));
       ev.delete(container.type, `roles-by-id/${role.id}`);
     });
     return noContent();
