@@ -2,8 +2,9 @@
 // event log. Every mutation runs synchronously against (committed state + writes still in flight),
 // then goes to LMDB as ONE atomic batch holding the log record and the entity/index writes (every
 // key is checked against LMDB's limit as changes are applied, so a batch cannot fail halfway). lmdb-js
-// groups batches issued in the same event turn into one commit, so concurrent requests share fsyncs;
-// the returned promise resolves only once that commit is durable.
+// groups batches issued in the same event turn (and those queued while a commit is syncing) into one
+// commit, so concurrent requests share fsyncs; the returned promise resolves only once that commit
+// is synced to disk.
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -203,7 +204,9 @@ export class IdentityStore {
   private constructor(opts: StoreOptions) {
     this.path = join(opts.dataDir, 'identity');
     mkdirSync(this.path, { recursive: true });
-    this.root = open({ path: this.path, maxDbs: 64, mapSize: 2 ** 34 });
+    // overlappingSync (lmdb-js's default except on Windows) resolves a commit before it is flushed;
+    // without it a commit resolves once LMDB has synced it, so a reply after a write means on disk.
+    this.root = open({ path: this.path, maxDbs: 64, mapSize: 2 ** 34, overlappingSync: false, noSync: false });
     const names = ['log', 'adminEventIndex', 'userEvents', ...TABLE_NAMES];
     for (const t of TABLE_NAMES) for (const i of TABLES[t].indexes) names.push(i.name);
     for (const n of names) this.dbs.set(n, this.root.openDB({ name: n, cache: n !== 'log' && n !== 'userEvents' }));
