@@ -14,6 +14,8 @@ import type { AddressInfo } from 'node:net';
 export interface Harness {
   baseUrl: string;
   svc: IdentityService;
+  /** The routes the server serves (their table lists every method and pattern). */
+  router: Router;
   server: HttpServer;
   dir: string;
   close(): Promise<void>;
@@ -28,6 +30,7 @@ export async function startIdentity(opts: { dir?: string } = {}): Promise<Harnes
   return {
     baseUrl: server.baseUrl,
     svc,
+    router,
     server,
     dir,
     async close() {

@@ -72,7 +72,8 @@ export class IdentityService {
     const svc = new IdentityService(store, opts.logger ?? quietLogger);
     if (opts.rebuild) {
       const t = Date.now();
-      const { events } = await store.rebuildFromLog();
+      const { events, skipped } = await store.rebuildFromLog();
+      if (skipped.length) svc.logger.warn({ seqs: skipped }, 'identity rebuild skipped log records of failed writes (a key too large for LMDB)');
       svc.logger.info({ events, ms: Date.now() - t }, 'identity store rebuilt from the event log');
       if (opts.exitAfterRebuild) {
         await store.close();

@@ -522,6 +522,7 @@ export function register(r: AdminRoutes): void {
     r.realm('POST', `${B}/:type`, (ctx) => create(ctx, ctx.param('type')));
     // The generic form: the type is in the body.
     r.realm('POST', B, (ctx) => {
+      manage(ctx);
       const type = (ctx.json() as { type?: unknown } | undefined)?.type;
       if (typeof type !== 'string' || !type) throw errorMessage(400, 'Policy type is missing');
       return create(ctx, type);

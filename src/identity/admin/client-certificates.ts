@@ -9,7 +9,7 @@ import type { ClientEntity } from '../store/entities.js';
 import * as repo from '../store/repo.js';
 import { generateRealmKeys } from '../oidc/keys.js';
 import { jks, pkcs12, readJks, readPkcs12 } from '../oidc/keystores.js';
-import { ok, type AdminContext, type AdminRoutes } from './context.js';
+import { current, ok, type AdminContext, type AdminRoutes } from './context.js';
 import { parseForm } from './forms.js';
 import { clientOfPath } from './locate.js';
 
@@ -55,7 +55,7 @@ export function register(r: AdminRoutes): void {
   const locate = (ctx: AdminContext): ClientEntity => clientOfPath(store, ctx);
   const save = (ctx: AdminContext, c: ClientEntity, attr: string, info: { certificate?: string; publicKey?: string; keyPem?: string }, event: string) =>
     ctx.write((tx, ev) => {
-      const cur = tx.get<ClientEntity>('clients', c.id)!;
+      const cur = current<ClientEntity>(tx, 'clients', c.id);
       const attributes = { ...cur.attributes };
       for (const k of ['certificate', 'public.key', 'kid']) delete attributes[`${attr}.${k}`];
       if (info.certificate) attributes[`${attr}.certificate`] = info.certificate;

@@ -6,7 +6,7 @@ import { ClientScopeRepresentation } from '../model/schemas.js';
 import { deleteClientScope, newClientScope } from '../managers.js';
 import type { ClientEntity, ClientScopeEntity, RealmEntity } from '../store/entities.js';
 import * as repo from '../store/repo.js';
-import { noContent, ok, type AdminContext, type AdminRoutes } from './context.js';
+import { current, noContent, ok, type AdminContext, type AdminRoutes } from './context.js';
 import { registerProtocolMappers } from './protocol-mappers.js';
 import { registerScopeMappings } from './scope-mappings.js';
 
@@ -27,7 +27,7 @@ export function register(r: AdminRoutes): void {
       const rep = ctx.body(ClientScopeRepresentation);
       if (rep.name != null && /\s/.test(rep.name)) throw ERR.badRequest('Unexpected name "' + rep.name + '" for ClientScope');
       const s = await ctx.write((tx, ev) => {
-        const made = newClientScope(tx, tx.get<RealmEntity>('realms', ctx.realm.id)!, rep);
+        const made = newClientScope(tx, current<RealmEntity>(tx, 'realms', ctx.realm.id), rep);
         ev.create('CLIENT_SCOPE', `client-scopes/${made.id}`, { ...rep, id: made.id });
         return made;
       });
@@ -42,7 +42,7 @@ export function register(r: AdminRoutes): void {
       const s = locate(ctx);
       const rep = ctx.body(ClientScopeRepresentation);
       await ctx.write((tx, ev) => {
-        const cur = tx.get<ClientScopeEntity>('clientScopes', s.id)!;
+        const cur = current<ClientScopeEntity>(tx, 'clientScopes', s.id);
         const next = scopeConv.applyRepresentation(cur, rep);
         if (next.name !== cur.name && repo.clientScopeByName(tx, ctx.realm.id, next.name)) throw ERR.conflict(`Client Scope ${next.name} already exists`);
         tx.put('clientScopes', s.id, next);
@@ -56,7 +56,7 @@ export function register(r: AdminRoutes): void {
       const inUse = repo.listClients(store, ctx.realm.id).find((c: ClientEntity) => c.defaultClientScopeIds.includes(s.id) || c.optionalClientScopeIds.includes(s.id));
       void inUse; // Keycloak 26 removes the scope from clients that use it.
       await ctx.write((tx, ev) => {
-        deleteClientScope(tx, tx.get<RealmEntity>('realms', ctx.realm.id)!, tx.get<ClientScopeEntity>('clientScopes', s.id)!);
+        deleteClientScope(tx, current<RealmEntity>(tx, 'realms', ctx.realm.id), current<ClientScopeEntity>(tx, 'clientScopes', s.id));
         ev.delete('CLIENT_SCOPE', `client-scopes/${s.id}`);
       });
       return noContent();

@@ -11,7 +11,7 @@ import type { ClientEntity, ClientScopeEntity, RealmEntity, RoleEntity, UserEnti
 import * as repo from '../store/repo.js';
 import { issueTokens, resolveScopes, rolesInScope, userinfoClaims } from '../oidc/tokens.js';
 import { decodeJwt } from 'jose';
-import { noContent, ok, page, type AdminContext, type AdminRoutes } from './context.js';
+import { current, noContent, ok, page, type AdminContext, type AdminRoutes } from './context.js';
 import { clientRep, scopeNamesOf } from './clients.js';
 import { registerProtocolMappers } from './protocol-mappers.js';
 import { registerScopeMappings } from './scope-mappings.js';
@@ -36,7 +36,7 @@ export function register(r: AdminRoutes): void {
     const c = locate(ctx);
     const rep = ctx.body(ClientRepresentation);
     await ctx.write((tx, ev) => {
-      const cur = tx.get<ClientEntity>('clients', c.id)!;
+      const cur = current<ClientEntity>(tx, 'clients', c.id);
       const next = clientConv.applyRepresentation(cur, rep);
       if (next.clientId !== cur.clientId && repo.clientByClientId(tx, ctx.realm.id, next.clientId)) throw ERR.conflict(`Client ${next.clientId} already exists`);
       if (rep.secret != null && !next.publicClient && !next.bearerOnly) next.secret = rep.secret;
@@ -48,7 +48,7 @@ export function register(r: AdminRoutes): void {
         next.serviceAccountsEnabled = true;
       }
       tx.put('clients', c.id, next);
-      const realm = tx.get<RealmEntity>('realms', ctx.realm.id)!;
+      const realm = current<RealmEntity>(tx, 'realms', ctx.realm.id);
       if (next.serviceAccountsEnabled) ensureServiceAccount(tx, realm, next);
       syncResourceServer(tx, realm, next);
       ev.update('CLIENT', `clients/${c.id}`, clientConv.stripSecrets(rep));
@@ -64,7 +64,7 @@ export function register(r: AdminRoutes): void {
       if (c.clientId === 'realm-management') throw errorMessage(400, 'Cannot delete the realm-management client');
     }
     await ctx.write((tx, ev) => {
-      deleteClient(tx, tx.get<ClientEntity>('clients', c.id)!);
+      deleteClient(tx, current<ClientEntity>(tx, 'clients', c.id));
       ev.delete('CLIENT', `clients/${c.id}`);
     });
     return noContent();
@@ -82,7 +82,7 @@ export function register(r: AdminRoutes): void {
     if (c.publicClient || c.bearerOnly) throw errorMessage(400, 'Client is not confidential');
     const secret = generateSecret();
     await ctx.write((tx, ev) => {
-      const cur = tx.get<ClientEntity>('clients', c.id)!;
+      const cur = current<ClientEntity>(tx, 'clients', c.id);
       const next: ClientEntity = { ...cur, secret };
       if (cur.secret) next._rotatedSecret = cur.secret;
       tx.put('clients', c.id, next);
@@ -100,7 +100,7 @@ export function register(r: AdminRoutes): void {
     manage(ctx);
     const c = locate(ctx);
     await ctx.write((tx, ev) => {
-      const cur = tx.get<ClientEntity>('clients', c.id)!;
+      const cur = current<ClientEntity>(tx, 'clients', c.id);
       if (!cur._rotatedSecret) return;
       const { _rotatedSecret: _r, ...rest } = cur;
       void _r;
@@ -114,7 +114,7 @@ export function register(r: AdminRoutes): void {
     const c = locate(ctx);
     const token = generateSecret() + generateSecret();
     await ctx.write((tx, ev) => {
-      tx.put('clients', c.id, { ...tx.get<ClientEntity>('clients', c.id)!, _registrationAccessToken: token });
+      tx.put('clients', c.id, { ...current<ClientEntity>(tx, 'clients', c.id), _registrationAccessToken: token });
       ev.action('CLIENT', `clients/${c.id}/registration-access-token`);
     });
     return ok({ ...clientRep(ctx, store, { ...c }), registrationAccessToken: token });
@@ -146,7 +146,7 @@ export function register(r: AdminRoutes): void {
       if (!s || s.realmId !== ctx.realm.id) throw ERR.clientScopeNotFound();
       if (s.protocol !== c.protocol) throw errorMessage(400, `Protocol of client scope '${s.name}' does not match the protocol of the client`);
       await ctx.write((tx, ev) => {
-        const cur = tx.get<ClientEntity>('clients', c.id)!;
+        const cur = current<ClientEntity>(tx, 'clients', c.id);
         if (cur.defaultClientScopeIds.includes(s.id) || cur.optionalClientScopeIds.includes(s.id)) {
           if (cur[field].includes(s.id)) return;
           throw ERR.conflict(`Client scope ${s.name} is already assigned to the client`);
@@ -162,7 +162,7 @@ export function register(r: AdminRoutes): void {
       const id = ctx.param('scopeId');
       if (!store.get('clientScopes', id)) throw ERR.clientScopeNotFound();
       await ctx.write((tx, ev) => {
-        const cur = tx.get<ClientEntity>('clients', c.id)!;
+        const cur = current<ClientEntity>(tx, 'clients', c.id);
         if (!cur[field].includes(id)) return;
         tx.put('clients', c.id, { ...cur, [field]: cur[field].filter((x) => x !== id) });
         ev.delete(type, `clients/${c.id}/${path}/${id}`);
@@ -198,7 +198,7 @@ export function register(r: AdminRoutes): void {
     const node = body?.node;
     if (!node) throw errorMessage(400, 'Node not provided');
     await ctx.write((tx, ev) => {
-      const cur = tx.get<ClientEntity>('clients', c.id)!;
+      const cur = current<ClientEntity>(tx, 'clients', c.id);
       tx.put('clients', c.id, { ...cur, registeredNodes: { ...(cur.registeredNodes ?? {}), [node]: Math.floor(Date.now() / 1000) } });
       ev.create('CLUSTER_NODE', `clients/${c.id}/nodes/${node}`);
     });
@@ -210,7 +210,7 @@ export function register(r: AdminRoutes): void {
     const node = ctx.param('node');
     if (!c.registeredNodes || !(node in c.registeredNodes)) throw ERR.notFound('Client does not have node ');
     await ctx.write((tx, ev) => {
-      const cur = tx.get<ClientEntity>('clients', c.id)!;
+      const cur = current<ClientEntity>(tx, 'clients', c.id);
       const nodes = { ...(cur.registeredNodes ?? {}) };
       delete nodes[node];
       tx.put('clients', c.id, { ...cur, registeredNodes: nodes });
@@ -227,7 +227,7 @@ export function register(r: AdminRoutes): void {
     manage(ctx);
     const c = locate(ctx);
     await ctx.write((tx, ev) => {
-      tx.put('clients', c.id, { ...tx.get<ClientEntity>('clients', c.id)!, notBefore: Math.floor(Date.now() / 1000) });
+      tx.put('clients', c.id, { ...current<ClientEntity>(tx, 'clients', c.id), notBefore: Math.floor(Date.now() / 1000) });
       ev.action('CLIENT', `clients/${c.id}/push-revocation`);
     });
     return ok({ successRequests: [], failedRequests: [] });

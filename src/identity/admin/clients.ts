@@ -6,7 +6,7 @@ import { newClient } from '../managers.js';
 import type { ClientEntity, ClientScopeEntity, RealmEntity } from '../store/entities.js';
 import * as repo from '../store/repo.js';
 import type { IdentityStore } from '../store/store.js';
-import { ok, page, type AdminContext, type AdminRoutes } from './context.js';
+import { current, ok, page, type AdminContext, type AdminRoutes } from './context.js';
 
 export const scopeNamesOf = (store: IdentityStore) => (ids: string[]) =>
   ids.map((id) => store.get<ClientScopeEntity>('clientScopes', id)?.name).filter((n): n is string => !!n);
@@ -49,7 +49,7 @@ export function register(r: AdminRoutes): void {
     const rep = ctx.body(ClientRepresentation);
     if (!rep.clientId?.trim()) throw ERR.badRequest('Client id is missing');
     const c = await ctx.write((tx, ev) => {
-      const made = newClient(tx, tx.get<RealmEntity>('realms', ctx.realm.id)!, { ...rep }, { keepId: true });
+      const made = newClient(tx, current<RealmEntity>(tx, 'realms', ctx.realm.id), { ...rep }, { keepId: true });
       ev.create('CLIENT', `clients/${made.id}`, clientConv.stripSecrets({ ...rep, id: made.id }));
       return made;
     });

@@ -7,15 +7,16 @@ import { errorMessage } from '../errors.js';
 import type { ComponentEntity, RealmEntity, RealmKeys } from '../store/entities.js';
 import { COMPONENT_PROVIDERS, COMPONENT_PROVIDER_BY_ID, KEY_PROVIDER, REG_POLICY, listComponents, toRepresentation } from '../model/component.js';
 import { generateRealmKeys, generateSecretKey, importRsaKeys } from '../oidc/keys.js';
+import { id, name } from '../model/schemas.js';
 import { ok, type AdminContext, type AdminRoutes } from './context.js';
 
 export const ComponentRepresentation = z.object({
-  id: z.string().nullish(),
-  name: z.string().nullish(),
-  providerId: z.string().nullish(),
-  providerType: z.string().nullish(),
-  parentId: z.string().nullish(),
-  subType: z.string().nullish(),
+  id: id(),
+  name: name(),
+  providerId: name(),
+  providerType: name(),
+  parentId: id(),
+  subType: name(),
   config: z.record(z.string(), z.array(z.string()).nullable()).nullish(),
 });
 export type ComponentRepresentation = z.infer<typeof ComponentRepresentation>;

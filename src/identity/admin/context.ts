@@ -3,7 +3,9 @@
 // transaction as the change (STYLE 14).
 import type { z } from 'zod';
 import { HttpError, json, noContent, type HttpReply, type HttpRequest, type RouteRegistry } from '../../http/types.js';
-import { ERR, errorBody } from '../errors.js';
+import { ERR, errorBody, errorMessage } from '../errors.js';
+import { KeyTooLargeError } from '../store/keys.js';
+import { MAX_NAME_LENGTH } from '../model/schemas.js';
 import type { IdentityService } from '../service.js';
 import type { RealmEntity } from '../store/entities.js';
 import type { AuthDetails, Operation, Tx } from '../store/store.js';
@@ -55,6 +57,52 @@ export type AdminHandler = (ctx: AdminContext) => HttpReply | Promise<HttpReply>
 
 const INTERNAL = () => json(500, { error: 'unknown_error', error_description: 'For more on this error consult the server log.' });
 
+/** The 404 an unknown value of a path parameter gets, by parameter name. */
+const NOT_FOUND_BY_PARAM: Record<string, () => HttpError> = {
+  realm: ERR.realmNotFound,
+  userId: ERR.userNotFound,
+  memberId: ERR.userNotFound,
+  clientUuid: ERR.clientNotFound,
+  client: ERR.clientNotFound,
+  targetClient: ERR.clientNotFound,
+  roleClient: ERR.clientNotFound,
+  groupId: ERR.groupNotFound,
+  roleName: ERR.roleNotFound,
+  roleId: ERR.roleNotFound,
+  scopeId: ERR.clientScopeNotFound,
+  mapperId: ERR.mapperNotFound,
+};
+
+/** Path parameters longer than any id or name column cannot name anything: 404 before any lookup. */
+function checkParamLengths(names: readonly string[], params: Readonly<Record<string, string>>): void {
+  for (const n of names) {
+    if ((params[n]?.length ?? 0) > MAX_NAME_LENGTH) throw (NOT_FOUND_BY_PARAM[n] ?? ERR.routeNotFound)();
+  }
+}
+
+const paramNames = (pattern: string): string[] => pattern.split('/').filter((s) => s.startsWith(':')).map((s) => s.slice(1));
+
+/** The 404 of an entity that is gone, by table. */
+const NOT_FOUND_BY_TABLE = {
+  realms: ERR.realmNotFound,
+  users: ERR.userNotFound,
+  clients: ERR.clientNotFound,
+  clientScopes: ERR.clientScopeNotFound,
+  groups: ERR.groupNotFound,
+  roles: ERR.roleNotFound,
+  organizations: () => errorMessage(404, 'Organization not found.'),
+} as const;
+
+/**
+ * The entity as the write sees it. A handler that awaited (a settle, hashing, key generation)
+ * between finding the entity and writing may find it deleted meanwhile: that is its 404.
+ */
+export function current<T>(tx: Tx, table: keyof typeof NOT_FOUND_BY_TABLE, id: string): T {
+  const v = tx.get<T>(table, id);
+  if (v === undefined) throw NOT_FOUND_BY_TABLE[table]();
+  return v;
+}
+
 export function ok(value: unknown): HttpReply {
   return json(200, value);
 }
@@ -75,10 +123,12 @@ export class AdminRoutes {
     return { realm: v.realm, user: v.user, client: v.client, ipAddress: req.remoteAddress };
   }
 
-  private wrap(handler: AdminHandler, needsRealm: boolean) {
+  private wrap(handler: AdminHandler, needsRealm: boolean, pattern: string) {
+    const params = paramNames(pattern);
     return async (req: HttpRequest): Promise<HttpReply> => {
       try {
         const caller = await this.caller(req);
+        checkParamLengths(params, req.params);
         let realm = caller.realm;
         if (needsRealm) {
           const r = this.svc.realm(req.params.realm ?? '');
@@ -137,6 +187,7 @@ export class AdminRoutes {
         return await handler(ctx);
       } catch (error) {
         if (error instanceof HttpError) return error.reply;
+        if (error instanceof KeyTooLargeError) return errorMessage(400, 'error-invalid-length-too-long').reply;
         this.svc.logger.error({ err: error, path: req.path }, 'identity admin request failed');
         return INTERNAL();
       }
@@ -145,12 +196,13 @@ export class AdminRoutes {
 
   /** A route under `/admin/realms/:realm`. */
   realm(method: string, sub: string, handler: AdminHandler): void {
-    this.registry.add(method, `/admin/realms/:realm${sub}`, this.wrap(handler, true));
+    const pattern = `/admin/realms/:realm${sub}`;
+    this.registry.add(method, pattern, this.wrap(handler, true, pattern));
   }
 
   /** A route anywhere under `/admin` that needs a token but no target realm (or names it itself). */
   root(method: string, pattern: string, handler: AdminHandler, needsRealm = false): void {
-    this.registry.add(method, pattern, this.wrap(handler, needsRealm));
+    this.registry.add(method, pattern, this.wrap(handler, needsRealm, pattern));
   }
 }
 

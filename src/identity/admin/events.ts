@@ -4,7 +4,7 @@ import { ERR } from '../errors.js';
 import { RealmEventsConfigRepresentation } from '../model/schemas.js';
 import type { RealmEntity } from '../store/entities.js';
 import type { LogRecord } from '../store/store.js';
-import { noContent, ok, type AdminContext, type AdminRoutes } from './context.js';
+import { current, noContent, ok, type AdminContext, type AdminRoutes } from './context.js';
 
 function parseDate(v: string | undefined, end: boolean): number | undefined {
   if (!v) return undefined;
@@ -47,7 +47,7 @@ export function register(r: AdminRoutes): void {
     ctx.auth.events.requireManage();
     const rep = ctx.body(RealmEventsConfigRepresentation);
     await ctx.write((tx, ev) => {
-      const cur = tx.get<RealmEntity>('realms', ctx.realm.id)!;
+      const cur = current<RealmEntity>(tx, 'realms', ctx.realm.id);
       const next: RealmEntity = { ...cur };
       for (const [k, v] of Object.entries(rep)) if (v !== undefined && v !== null) next[k] = v;
       tx.put('realms', cur.id, next);

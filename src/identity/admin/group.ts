@@ -7,7 +7,7 @@ import * as groupConv from '../model/group.js';
 import { deleteGroup, newGroup } from '../managers.js';
 import type { GroupEntity, RealmEntity, UserEntity } from '../store/entities.js';
 import * as repo from '../store/repo.js';
-import { noContent, ok, page, type AdminContext, type AdminRoutes } from './context.js';
+import { current, noContent, ok, page, type AdminContext, type AdminRoutes } from './context.js';
 import { groupAccess, groupRep, listGroups, moveGroup } from './groups.js';
 import { registerRoleMapper } from './role-mapper.js';
 import { groupOfPath } from './locate.js';
@@ -28,7 +28,7 @@ export function register(r: AdminRoutes): void {
     const rep = ctx.body(GroupRepresentation);
     if (rep.name != null && !rep.name.trim()) throw ERR.badRequest('Group name is missing');
     await ctx.write((tx, ev) => {
-      const cur = tx.get<GroupEntity>('groups', g.id)!;
+      const cur = current<GroupEntity>(tx, 'groups', g.id);
       const next = groupConv.applyRepresentation(cur, rep);
       if (next.name !== cur.name && repo.childByName(tx, cur.realmId, cur.parentId, next.name)) {
         throw ERR.conflict(cur.parentId ? `Sibling group named '${next.name}' already exists.` : `Top level group named '${next.name}' already exists.`);
@@ -43,7 +43,7 @@ export function register(r: AdminRoutes): void {
     ctx.auth.groups.requireManage();
     const g = locate(ctx);
     await ctx.write((tx, ev) => {
-      deleteGroup(tx, tx.get<GroupEntity>('groups', g.id)!);
+      deleteGroup(tx, current<GroupEntity>(tx, 'groups', g.id));
       ev.delete('GROUP', `groups/${g.id}`);
     });
     return noContent();
@@ -61,11 +61,11 @@ export function register(r: AdminRoutes): void {
     const rep = ctx.body(GroupRepresentation);
     const existing = rep.id ? repo.groupInRealm(store, ctx.realm.id, rep.id) : undefined;
     if (existing) {
-      const moved = await ctx.write((tx, ev) => moveGroup(tx, tx.get<GroupEntity>('groups', existing.id)!, parent.id, ev, ctx.realm.realm));
+      const moved = await ctx.write((tx, ev) => moveGroup(tx, current<GroupEntity>(tx, 'groups', existing.id), parent.id, ev, ctx.realm.realm));
       return { status: 204, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(groupRep(store, moved, false)) };
     }
     const child = await ctx.write((tx, ev) => {
-      const made = newGroup(tx, tx.get<RealmEntity>('realms', ctx.realm.id)!, parent.id, rep);
+      const made = newGroup(tx, current<RealmEntity>(tx, 'realms', ctx.realm.id), parent.id, rep);
       ev.create('GROUP', `groups/${parent.id}/children/${made.id}`, { ...rep, id: made.id });
       return made;
     });

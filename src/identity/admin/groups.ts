@@ -7,7 +7,7 @@ import type { ClientEntity, GroupEntity, RealmEntity, RoleEntity } from '../stor
 import * as repo from '../store/repo.js';
 import type { Reader } from '../store/repo.js';
 import type { IdentityStore, Tx } from '../store/store.js';
-import { noContent, ok, page, type AdminRoutes, type AdminContext, type AdminEventBuilder } from './context.js';
+import { current, noContent, ok, page, type AdminRoutes, type AdminContext, type AdminEventBuilder } from './context.js';
 
 export function groupRoles(r: Reader, g: GroupEntity): { realmRoles: string[]; clientRoles: Record<string, string[]> } {
   const realmRoles: string[] = [];
@@ -126,12 +126,12 @@ export function register(r: AdminRoutes): void {
     if (rep.id) {
       const existing = repo.groupInRealm(store, ctx.realm.id, rep.id);
       if (existing) {
-        await ctx.write((tx, ev) => moveGroup(tx, tx.get<GroupEntity>('groups', existing.id)!, '', ev, ctx.realm.realm));
+        await ctx.write((tx, ev) => moveGroup(tx, current<GroupEntity>(tx, 'groups', existing.id), '', ev, ctx.realm.realm));
         return noContent();
       }
     }
     const g = await ctx.write((tx, ev) => {
-      const made = newGroup(tx, tx.get<RealmEntity>('realms', ctx.realm.id)!, '', rep);
+      const made = newGroup(tx, current<RealmEntity>(tx, 'realms', ctx.realm.id), '', rep);
       ev.create('GROUP', `groups/${made.id}`, { ...rep, id: made.id });
       return made;
     });

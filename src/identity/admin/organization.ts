@@ -9,7 +9,7 @@ import * as orgConv from '../model/organization.js';
 import { deleteUser } from '../managers.js';
 import { sendOrFail, type SmtpSettings } from '../email.js';
 import { sign } from '../oidc/tokens.js';
-import { noContent, ok, page, type AdminContext, type AdminRoutes } from './context.js';
+import { current, noContent, ok, page, type AdminContext, type AdminRoutes } from './context.js';
 import { OrganizationRepresentation, checkOrganization, organizationsOfUser, requireOrganizations } from './organizations.js';
 import { parseForm } from './forms.js';
 
@@ -50,8 +50,8 @@ export function register(r: AdminRoutes): void {
     const o = locate(ctx);
     const rep = ctx.body(OrganizationRepresentation);
     await ctx.write((tx, ev) => {
-      const cur = tx.get<OrganizationEntity>('organizations', o.id)!;
-      const next = checkOrganization(tx, tx.get<RealmEntity>('realms', ctx.realm.id)!, rep, cur);
+      const cur = current<OrganizationEntity>(tx, 'organizations', o.id);
+      const next = checkOrganization(tx, current<RealmEntity>(tx, 'realms', ctx.realm.id), rep, cur);
       tx.put('organizations', o.id, next);
       ev.update('ORGANIZATION', ctx.here(), orgConv.toRepresentation(next));
     });
@@ -122,7 +122,7 @@ export function register(r: AdminRoutes): void {
     const { user, membership } = locateMember(ctx, o);
     await ctx.write((tx, ev) => {
       tx.del('orgMembers', [o.id, user.id]);
-      if (membership.membershipType === 'MANAGED') deleteUser(tx, tx.get<UserEntity>('users', user.id)!);
+      if (membership.membershipType === 'MANAGED') deleteUser(tx, current<UserEntity>(tx, 'users', user.id));
       ev.delete('ORGANIZATION_MEMBERSHIP', ctx.here());
     });
     if (membership.membershipType === 'MANAGED') svc.sessions.removeWhere((s) => s.userId === user.id);
@@ -152,7 +152,7 @@ export function register(r: AdminRoutes): void {
       : `You were invited to join the ${o.name} organization. Click the link below to create your account and join.\n\n${link}\n\nThis link will expire within ${Math.round(lifespan / 60)} minutes.`;
     await sendOrFail(ctx.realm.smtpServer as SmtpSettings | undefined, { to: email, subject: `Invitation to join the ${o.name} organization`, text }, 'invitation');
     await ctx.write((tx, ev) => {
-      const cur = tx.get<OrganizationEntity>('organizations', o.id)!;
+      const cur = current<OrganizationEntity>(tx, 'organizations', o.id);
       const inv = {
         id: randomUUID(), email, status: 'PENDING' as const, sentDate: Date.now(), expiresAt: Date.now() + lifespan * 1000, inviteLink: link,
         ...(firstName ? { firstName } : {}), ...(lastName ? { lastName } : {}), ...(user ? { userId: user.id } : {}),
@@ -198,7 +198,7 @@ export function register(r: AdminRoutes): void {
     const o = locate(ctx);
     if (!o.invitations.some((i) => i.id === ctx.param('invitationId'))) throw errorMessage(404, 'Invitation not found');
     await ctx.write((tx, ev) => {
-      const cur = tx.get<OrganizationEntity>('organizations', o.id)!;
+      const cur = current<OrganizationEntity>(tx, 'organizations', o.id);
       tx.put('organizations', o.id, { ...cur, invitations: cur.invitations.filter((i) => i.id !== ctx.param('invitationId')) });
       ev.delete('ORGANIZATION_MEMBERSHIP', ctx.here());
     });
@@ -220,9 +220,9 @@ export function register(r: AdminRoutes): void {
     if (!idp) throw errorMessage(400, 'Identity provider not found with the given alias');
     if (idp.organizationId && idp.organizationId !== o.id) throw errorMessage(409, 'Identity provider already associated to a different organization');
     await ctx.write((tx, ev) => {
-      const cur = tx.get<OrganizationEntity>('organizations', o.id)!;
+      const cur = current<OrganizationEntity>(tx, 'organizations', o.id);
       tx.put('organizations', o.id, { ...cur, identityProviders: [...new Set([...cur.identityProviders, alias])] });
-      const realm = tx.get<RealmEntity>('realms', ctx.realm.id)!;
+      const realm = current<RealmEntity>(tx, 'realms', ctx.realm.id);
       tx.put('realms', realm.id, { ...realm, _identityProviders: idps(realm).map((i) => (i.alias === alias ? { ...i, organizationId: o.id } : i)) });
       ev.create('ORGANIZATION', ctx.here(alias), { alias });
     });
@@ -234,9 +234,9 @@ export function register(r: AdminRoutes): void {
     const alias = ctx.param('alias');
     if (!o.identityProviders.includes(alias)) throw errorMessage(404, 'Identity provider not associated with the organization');
     await ctx.write((tx, ev) => {
-      const cur = tx.get<OrganizationEntity>('organizations', o.id)!;
+      const cur = current<OrganizationEntity>(tx, 'organizations', o.id);
       tx.put('organizations', o.id, { ...cur, identityProviders: cur.identityProviders.filter((a) => a !== alias) });
-      const realm = tx.get<RealmEntity>('realms', ctx.realm.id)!;
+      const realm = current<RealmEntity>(tx, 'realms', ctx.realm.id);
       tx.put('realms', realm.id, { ...realm, _identityProviders: idps(realm).map((i) => (i.alias === alias ? (({ organizationId: _o, ...rest }) => rest)(i) : i)) });
       ev.delete('ORGANIZATION', ctx.here());
     });

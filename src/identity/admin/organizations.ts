@@ -9,12 +9,13 @@ import type { Reader } from '../store/repo.js';
 import * as repo from '../store/repo.js';
 import * as orgConv from '../model/organization.js';
 import { cleanMultiMap } from '../model/common.js';
-import { ok, page, type AdminContext, type AdminRoutes } from './context.js';
+import { id, name } from '../model/schemas.js';
+import { current, ok, page, type AdminContext, type AdminRoutes } from './context.js';
 
 export const OrganizationRepresentation = z.object({
-  id: z.string().nullish(),
-  name: z.string().nullish(),
-  alias: z.string().nullish(),
+  id: id(),
+  name: name(),
+  alias: name(),
   enabled: z.boolean().nullish(),
   description: z.string().nullish(),
   redirectUrl: z.string().nullish(),
@@ -114,7 +115,7 @@ export function register(r: AdminRoutes): void {
     if (ctx.req.body.length === 0 || ctx.req.body.toString().trim() === 'null') throw errorMessage(400, 'Organization cannot be null.');
     const rep = ctx.body(OrganizationRepresentation);
     const org = await ctx.write((tx, ev) => {
-      const o = checkOrganization(tx, tx.get<RealmEntity>('realms', ctx.realm.id)!, { ...rep, id: null });
+      const o = checkOrganization(tx, current<RealmEntity>(tx, 'realms', ctx.realm.id), { ...rep, id: null });
       tx.put('organizations', o.id, o);
       ev.create('ORGANIZATION', ctx.here(o.id), orgConv.toRepresentation(o));
       return o;

@@ -68,6 +68,8 @@ function resource(has: (...names: string[]) => boolean, query: string[], view: s
   return p;
 }
 
+export type RoleAccess = 'view' | 'manage';
+
 export class RealmAuth {
   private namesCache: Set<string> | undefined;
   readonly realm: ResourcePermissions;
@@ -130,6 +132,10 @@ export class RealmAuth {
     requireManage: (clientId: string) => {
       if (!this.roles.canManage(clientId)) throw ERR.forbidden();
     },
+    /** Checks the right `need` on roles of the container `clientId` ('' for realm roles). */
+    require: (need: RoleAccess, clientId: string) => (need === 'view' ? this.roles.requireView(clientId) : this.roles.requireManage(clientId)),
+    /** Whether some role of the realm, realm or client, could be seen (changed): an unknown role id is then a 404, not a 403. */
+    canOnSome: (need: RoleAccess) => (need === 'view' ? this.roles.canView('') || this.clients.canView() : this.roles.canManage('') || this.clients.canManage()),
   };
 
   /** Client scopes follow client permissions. */

@@ -15,7 +15,7 @@ import type { ClientScopeEntity, GroupEntity, RealmEntity, RoleEntity } from '..
 import * as repo from '../store/repo.js';
 import { publicJwks } from '../oidc/keys.js';
 import { hashImportedUsers, realmRepresentation } from './realms.js';
-import { noContent, ok, type AdminRoutes } from './context.js';
+import { current, noContent, ok, type AdminRoutes } from './context.js';
 import { groupRep } from './groups.js';
 
 export function register(r: AdminRoutes): void {
@@ -36,7 +36,7 @@ export function register(r: AdminRoutes): void {
       if (svc.realm(rep.realm)) throw ERR.conflict('Realm with same name exists');
     }
     await ctx.write((tx, ev) => {
-      const cur = tx.get<RealmEntity>('realms', ctx.realm.id)!;
+      const cur = current<RealmEntity>(tx, 'realms', ctx.realm.id);
       const next = realmConv.applyRepresentation(cur, rep);
       tx.put('realms', cur.id, next);
       ev.update('REALM', '', realmConv.stripSecrets(rep, userConv.stripSecrets, clientConv.stripSecrets));
@@ -48,7 +48,7 @@ export function register(r: AdminRoutes): void {
     ctx.auth.realm.requireManage();
     if (ctx.realm.realm === MASTER) throw ERR.badRequest('Cannot delete master realm');
     await store.settle();
-    await ctx.write((tx) => deleteRealm(tx, tx.get<RealmEntity>('realms', ctx.realm.id)!));
+    await ctx.write((tx) => deleteRealm(tx, current<RealmEntity>(tx, 'realms', ctx.realm.id)));
     for (const s of svc.sessions.list((x) => x.realmId === ctx.realm.id)) svc.sessions.remove(s.id);
     return noContent();
   });
@@ -67,7 +67,7 @@ export function register(r: AdminRoutes): void {
       const scope = store.get<ClientScopeEntity>('clientScopes', ctx.param('scopeId'));
       if (!scope || scope.realmId !== ctx.realm.id) throw ERR.clientScopeNotFound();
       await ctx.write((tx, ev) => {
-        const cur = tx.get<RealmEntity>('realms', ctx.realm.id)!;
+        const cur = current<RealmEntity>(tx, 'realms', ctx.realm.id);
         const other = field === '_defaultDefaultClientScopes' ? '_defaultOptionalClientScopes' : '_defaultDefaultClientScopes';
         tx.put('realms', cur.id, { ...cur, [other]: cur[other].filter((i) => i !== scope.id), [field]: [...cur[field].filter((i) => i !== scope.id), scope.id] });
         ev.create(type, `${path.slice(1)}/${scope.id}`, scopeConv.toBriefRepresentation(scope));
@@ -79,7 +79,7 @@ export function register(r: AdminRoutes): void {
       const id = ctx.param('scopeId');
       if (!ctx.realm[field].includes(id)) throw ERR.clientScopeNotFound();
       await ctx.write((tx, ev) => {
-        const cur = tx.get<RealmEntity>('realms', ctx.realm.id)!;
+        const cur = current<RealmEntity>(tx, 'realms', ctx.realm.id);
         tx.put('realms', cur.id, { ...cur, [field]: cur[field].filter((i) => i !== id) });
         ev.delete(type, `${path.slice(1)}/${id}`);
       });
@@ -97,7 +97,7 @@ export function register(r: AdminRoutes): void {
     const g = repo.groupInRealm(store, ctx.realm.id, ctx.param('groupId'));
     if (!g) throw ERR.notFound('Group not found.');
     await ctx.write((tx, ev) => {
-      const cur = tx.get<RealmEntity>('realms', ctx.realm.id)!;
+      const cur = current<RealmEntity>(tx, 'realms', ctx.realm.id);
       tx.put('realms', cur.id, { ...cur, _defaultGroups: [...cur._defaultGroups.filter((i) => i !== g.id), g.id] });
       ev.create('GROUP', `default-groups/${g.id}`, groupRep(store, g, true));
     });
@@ -108,7 +108,7 @@ export function register(r: AdminRoutes): void {
     const id = ctx.param('groupId');
     if (!ctx.realm._defaultGroups.includes(id)) throw ERR.notFound('Group not found.');
     await ctx.write((tx, ev) => {
-      const cur = tx.get<RealmEntity>('realms', ctx.realm.id)!;
+      const cur = current<RealmEntity>(tx, 'realms', ctx.realm.id);
       tx.put('realms', cur.id, { ...cur, _defaultGroups: cur._defaultGroups.filter((i) => i !== id) });
       ev.delete('GROUP', `default-groups/${id}`);
     });
@@ -143,7 +143,7 @@ export function register(r: AdminRoutes): void {
     ctx.auth.users.requireManage();
     svc.sessions.removeWhere((s) => s.realmId === ctx.realm.id);
     await ctx.write((tx, ev) => {
-      const cur = tx.get<RealmEntity>('realms', ctx.realm.id)!;
+      const cur = current<RealmEntity>(tx, 'realms', ctx.realm.id);
       tx.put('realms', cur.id, { ...cur, notBefore: Math.floor(Date.now() / 1000) });
       ev.action('REALM', 'logout-all');
     });
@@ -152,7 +152,7 @@ export function register(r: AdminRoutes): void {
   r.realm('POST', '/push-revocation', async (ctx) => {
     ctx.auth.realm.requireManage();
     await ctx.write((tx, ev) => {
-      const cur = tx.get<RealmEntity>('realms', ctx.realm.id)!;
+      const cur = current<RealmEntity>(tx, 'realms', ctx.realm.id);
       tx.put('realms', cur.id, { ...cur });
       ev.action('REALM', 'push-revocation');
     });
@@ -278,7 +278,7 @@ export function register(r: AdminRoutes): void {
       else counts.skipped++;
     };
     await ctx.write((tx, ev) => {
-      const realm = () => tx.get<RealmEntity>('realms', ctx.realm.id)!;
+      const realm = () => current<RealmEntity>(tx, 'realms', ctx.realm.id);
       const exists = (what: string, name: string) => {
         if (policy === 'FAIL') throw ERR.conflict(`${what} '${name}' already exists`);
         return policy;

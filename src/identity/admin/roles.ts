@@ -9,7 +9,8 @@ import { addComposites, deleteRole, newRole } from '../managers.js';
 import type { ClientEntity, GroupEntity, RealmEntity, RoleEntity, UserEntity } from '../store/entities.js';
 import * as repo from '../store/repo.js';
 import type { IdentityStore } from '../store/store.js';
-import { noContent, ok, page, type AdminContext, type AdminRoutes } from './context.js';
+import type { RoleAccess } from './permissions.js';
+import { current, noContent, ok, page, type AdminContext, type AdminRoutes } from './context.js';
 import { groupRep } from './groups.js';
 import { resolveRoles } from './role-mapper.js';
 import { clientOfPath } from './locate.js';
@@ -38,29 +39,28 @@ function search(roles: RoleEntity[], s: string | undefined): RoleEntity[] {
 }
 
 /** Composite sub-routes shared by roles-by-name and roles-by-id. */
-export function registerComposites(r: AdminRoutes, prefix: string, locate: (ctx: AdminContext) => { role: RoleEntity; container: Container }, eventPath: (ctx: AdminContext, role: RoleEntity) => string): void {
+/** Finds the role a path names once the caller holds `need` on it (or on its container): 403 before 404. */
+type RoleLocator = (ctx: AdminContext, need: RoleAccess) => { role: RoleEntity; container: Container };
+
+export function registerComposites(r: AdminRoutes, prefix: string, locate: RoleLocator, eventPath: (ctx: AdminContext, role: RoleEntity) => string): void {
   const store = r.svc.store;
   r.realm('GET', `${prefix}/composites`, (ctx) => {
-    const { role } = locate(ctx);
-    ctx.auth.roles.requireView(role.clientId);
+    const { role } = locate(ctx, 'view');
     const kids = role.composites.map((id) => store.get<RoleEntity>('roles', id)).filter((x): x is RoleEntity => !!x);
     return ok(page(search(kids, ctx.query('search')), ctx.queryInt('first', 0), ctx.queryInt('max', -1)).map(roleConv.toBriefRepresentation));
   });
   r.realm('GET', `${prefix}/composites/realm`, (ctx) => {
-    const { role } = locate(ctx);
-    ctx.auth.roles.requireView(role.clientId);
+    const { role } = locate(ctx, 'view');
     return ok(role.composites.map((id) => store.get<RoleEntity>('roles', id)).filter((x): x is RoleEntity => !!x && x.clientId === '').map(roleConv.toBriefRepresentation));
   });
   r.realm('GET', `${prefix}/composites/clients/:targetClient`, (ctx) => {
-    const { role } = locate(ctx);
-    ctx.auth.roles.requireView(role.clientId);
+    const { role } = locate(ctx, 'view');
     const c = repo.clientInRealm(store, ctx.realm.id, ctx.param('targetClient'));
     if (!c) throw ERR.clientNotFound();
     return ok(role.composites.map((id) => store.get<RoleEntity>('roles', id)).filter((x): x is RoleEntity => !!x && x.clientId === c.id).map(roleConv.toBriefRepresentation));
   });
   r.realm('POST', `${prefix}/composites`, async (ctx) => {
-    const { role } = locate(ctx);
-    ctx.auth.roles.requireManage(role.clientId);
+    const { role } = locate(ctx, 'manage');
     const reps = ctx.body(RoleList);
     await ctx.write((tx, ev) => {
       const kids = reps.map((rep) => {
@@ -68,14 +68,13 @@ export function registerComposites(r: AdminRoutes, prefix: string, locate: (ctx:
         if (!k || k.realmId !== ctx.realm.id) throw ERR.notFound('Could not find composite role');
         return k;
       });
-      addComposites(tx, tx.get<RoleEntity>('roles', role.id)!, kids.map((k) => k.id));
+      addComposites(tx, current<RoleEntity>(tx, 'roles', role.id), kids.map((k) => k.id));
       ev.create(role.clientId ? 'CLIENT_ROLE' : 'REALM_ROLE', `${eventPath(ctx, role)}/composites`, kids.map(roleConv.toBriefRepresentation));
     });
     return noContent();
   });
   r.realm('DELETE', `${prefix}/composites`, async (ctx) => {
-    const { role } = locate(ctx);
-    ctx.auth.roles.requireManage(role.clientId);
+    const { role } = locate(ctx, 'manage');
     const reps = ctx.body(RoleList);
     await ctx.write((tx, ev) => {
       const ids = new Set(reps.map((rep) => {
@@ -83,7 +82,7 @@ export function registerComposites(r: AdminRoutes, prefix: string, locate: (ctx:
         if (!k) throw ERR.notFound('Could not find composite role');
         return k.id;
       }));
-      const cur = tx.get<RoleEntity>('roles', role.id)!;
+      const cur = current<RoleEntity>(tx, 'roles', role.id);
       tx.put('roles', role.id, { ...cur, composites: cur.composites.filter((c) => !ids.has(c)) });
       ev.delete(role.clientId ? 'CLIENT_ROLE' : 'REALM_ROLE', `${eventPath(ctx, role)}/composites`, reps);
     });
@@ -110,8 +109,9 @@ export function registerRoleContainer(r: AdminRoutes, prefix: string, resolve: (
   const store = r.svc.store;
   const byName = `${prefix}/roles/:roleName`;
 
-  const locate = (ctx: AdminContext) => {
+  const locate: RoleLocator = (ctx, need) => {
     const container = resolve(ctx);
+    ctx.auth.roles.require(need, container.clientId);
     const role = repo.roleByName(store, ctx.realm.id, container.clientId, ctx.param('roleName'));
     if (!role) throw ERR.notFound('Could not find role');
     return { role, container };
@@ -158,53 +158,48 @@ export function registerRoleContainer(r: AdminRoutes, prefix: string, resolve: (
   });
 
   r.realm('GET', byName, (ctx) => {
-    const { role } = locate(ctx);
-    ctx.auth.roles.requireView(role.clientId);
+    const { role } = locate(ctx, 'view');
     return ok(roleConv.toRepresentation(role));
   });
 
   r.realm('PUT', byName, async (ctx) => {
-    const { role, container } = locate(ctx);
-    ctx.auth.roles.requireManage(role.clientId);
+    const { role, container } = locate(ctx, 'manage');
     const rep = ctx.body(RoleRepresentation);
     await ctx.write((tx, ev) => updateRole(tx, ctx, role, rep, container, ev));
     return noContent();
   });
 
   r.realm('DELETE', byName, async (ctx) => {
-    const { role, container } = locate(ctx);
-    ctx.auth.roles.requireManage(role.clientId);
+    const { role, container } = locate(ctx, 'manage');
     if (role.id === ctx.realm._defaultRoleId) throw errorMessage(400, `${role.name} is default role of the realm and cannot be removed.`);
     await ctx.write((tx, ev) => {
-      deleteRole(tx, tx.get<RoleEntity>('roles', role.id)!);
+      deleteRole(tx, current<RoleEntity>(tx, 'roles', role.id));
       ev.delete(container.type, `${container.path}/${role.name}`);
     });
     return noContent();
   });
 
-  registerComposites(r, byName, locate, (_ctx, role) => `${locate(_ctx).container.path}/${role.name}`);
+  registerComposites(r, byName, locate, (_ctx, role) => `${locate(_ctx, 'manage').container.path}/${role.name}`);
 
   r.realm('GET', `${byName}/users`, (ctx) => {
-    const { role } = locate(ctx);
+    const { role } = locate(ctx, 'view');
     ctx.auth.users.requireQuery();
     const brief = ctx.queryBool('briefRepresentation', false);
     const users = page(usersWithRole(store, role.id), ctx.queryInt('first', 0), ctx.queryInt('max', 100));
     return ok(users.map(brief ? userConv.toBriefRepresentation : userConv.toRepresentation));
   });
   r.realm('GET', `${byName}/groups`, (ctx) => {
-    const { role } = locate(ctx);
+    const { role } = locate(ctx, 'view');
     ctx.auth.groups.requireQuery();
     const brief = ctx.queryBool('briefRepresentation', true);
     return ok(page(groupsWithRole(store, role.id), ctx.queryInt('first', 0), ctx.queryInt('max', 100)).map((g) => groupRep(store, g, brief)));
   });
   r.realm('GET', `${byName}/management/permissions`, (ctx) => {
-    const { role } = locate(ctx);
-    ctx.auth.roles.requireView(role.clientId);
+    const { role } = locate(ctx, 'view');
     return ok({ enabled: false });
   });
   r.realm('PUT', `${byName}/management/permissions`, (ctx) => {
-    const { role } = locate(ctx);
-    ctx.auth.roles.requireManage(role.clientId);
+    const { role } = locate(ctx, 'manage');
     return ok({ enabled: false });
   });
 }
@@ -226,24 +221,26 @@ export function register(r: AdminRoutes): void {
 
   // ── roles by id ──
   const byId = '/roles-by-id/:roleId';
-  const locate = (ctx: AdminContext) => {
+  const locate: RoleLocator = (ctx, need) => {
     const role = store.get<RoleEntity>('roles', ctx.param('roleId'));
-    if (!role || role.realmId !== ctx.realm.id) throw ERR.notFound('Could not find role with id');
+    if (!role || role.realmId !== ctx.realm.id) {
+      if (!ctx.auth.roles.canOnSome(need)) throw ERR.forbidden();
+      throw ERR.notFound('Could not find role with id');
+    }
+    ctx.auth.roles.require(need, role.clientId);
     const client = role.clientId ? store.get<ClientEntity>('clients', role.clientId) : undefined;
     const container: Container = role.clientId ? { clientId: role.clientId, ...(client ? { client } : {}), type: 'CLIENT_ROLE', path: `roles-by-id` } : { clientId: '', type: 'REALM_ROLE', path: 'roles-by-id' };
     return { role, container };
   };
   r.realm('GET', byId, (ctx) => {
-    const { role } = locate(ctx);
-    ctx.auth.roles.requireView(role.clientId);
+    const { role } = locate(ctx, 'view');
     return ok(roleConv.toRepresentation(role));
   });
   r.realm('PUT', byId, async (ctx) => {
-    const { role, container } = locate(ctx);
-    ctx.auth.roles.requireManage(role.clientId);
+    const { role, container } = locate(ctx, 'manage');
     const rep = ctx.body(RoleRepresentation);
     await ctx.write((tx, ev) => {
-      const cur = tx.get<RoleEntity>('roles', role.id)!;
+      const cur = current<RoleEntity>(tx, 'roles', role.id);
       const next = roleConv.applyRepresentation(cur, rep);
       if (next.name !== cur.name && repo.roleByName(tx, ctx.realm.id, cur.clientId, next.name)) throw ERR.conflict(`Role with name ${next.name} already exists`);
       tx.put('roles', role.id, next);
@@ -252,24 +249,22 @@ export function register(r: AdminRoutes): void {
     return noContent();
   });
   r.realm('DELETE', byId, async (ctx) => {
-    const { role, container } = locate(ctx);
-    ctx.auth.roles.requireManage(role.clientId);
+    const { role, container } = locate(ctx, 'manage');
     if (role.id === ctx.realm._defaultRoleId) throw errorMessage(400, `${role.name} is default role of the realm and cannot be removed.`);
     await ctx.write((tx, ev) => {
-      deleteRole(tx, tx.get<RoleEntity>('roles', role.id)!);
+      deleteRole(tx, current<RoleEntity>(tx, 'roles', role.id));
       ev.delete(container.type, `roles-by-id/${role.id}`);
     });
     return noContent();
   });
   registerComposites(r, byId, locate, (_ctx, role) => `roles-by-id/${role.id}`);
   r.realm('GET', `${byId}/management/permissions`, (ctx) => {
-    locate(ctx);
+    locate(ctx, 'view');
     ctx.auth.roles.requireList();
     return ok({ enabled: false });
   });
   r.realm('PUT', `${byId}/management/permissions`, (ctx) => {
-    const { role } = locate(ctx);
-    ctx.auth.roles.requireManage(role.clientId);
+    const { role } = locate(ctx, 'manage');
     return ok({ enabled: false });
   });
   void resolveRoles;

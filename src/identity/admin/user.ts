@@ -11,7 +11,7 @@ import { checkPasswordPolicy, parsePasswordPolicy } from '../oidc/password.js';
 import { checkUserUnique, deleteUser } from '../managers.js';
 import type { ClientEntity, GroupEntity, RealmEntity, StoredCredential, UserEntity } from '../store/entities.js';
 import * as repo from '../store/repo.js';
-import { noContent, ok, page, type AdminContext, type AdminRoutes } from './context.js';
+import { current, noContent, ok, page, type AdminContext, type AdminRoutes } from './context.js';
 import { groupRep } from './groups.js';
 import { registerRoleMapper } from './role-mapper.js';
 import { userAccess } from './users.js';
@@ -58,8 +58,8 @@ export function register(r: AdminRoutes): void {
       if (!cur) throw ERR.userNotFound();
       const next = userConv.applyRepresentation(cur, rep);
       if (!next.username) throw errorMessage(400, 'error-user-attribute-required', { field: 'username' });
-      next.attributes = applyProfile(tx.get<RealmEntity>('realms', ctx.realm.id)!, next, cur.attributes);
-      checkUserUnique(tx, tx.get<RealmEntity>('realms', ctx.realm.id)!, next);
+      next.attributes = applyProfile(current<RealmEntity>(tx, 'realms', ctx.realm.id), next, cur.attributes);
+      checkUserUnique(tx, current<RealmEntity>(tx, 'realms', ctx.realm.id), next);
       if (creds.length) {
         next.credentials = [...next.credentials.filter((c) => c.type !== 'password'), ...creds];
         if (creds.some((c) => c.temporary) && !next.requiredActions.includes('UPDATE_PASSWORD')) next.requiredActions = [...next.requiredActions, 'UPDATE_PASSWORD'];
@@ -96,7 +96,7 @@ export function register(r: AdminRoutes): void {
     const temporary = rep.temporary ?? true;
     if (temporary) cred.temporary = true;
     await ctx.write((tx, ev) => {
-      const cur = tx.get<UserEntity>('users', u.id)!;
+      const cur = current<UserEntity>(tx, 'users', u.id);
       const old = cur.credentials.find((c) => c.type === 'password');
       if (old) {
         cred.id = old.id;
@@ -125,7 +125,7 @@ export function register(r: AdminRoutes): void {
       const u = locate(ctx);
       if (!u.credentials.some((c) => c.id === ctx.param('credId'))) throw ERR.notFound('Credential not found');
       await ctx.write((tx, ev) => {
-        const cur = tx.get<UserEntity>('users', u.id)!;
+        const cur = current<UserEntity>(tx, 'users', u.id);
         tx.put('users', u.id, fn(cur, ctx));
         ev[op]('USER', `users/${u.id}/credentials/${ctx.param('credId')}${path}`);
       });
@@ -152,7 +152,7 @@ export function register(r: AdminRoutes): void {
     ctx.auth.users.requireManage();
     const u = locate(ctx);
     await ctx.write((tx, ev) => {
-      const cur = tx.get<UserEntity>('users', u.id)!;
+      const cur = current<UserEntity>(tx, 'users', u.id);
       tx.put('users', u.id, { ...cur, credentials: cur.credentials.filter((c) => c.type !== 'otp') });
       ev.action('USER', `users/${u.id}/remove-totp`);
     });
@@ -224,7 +224,7 @@ export function register(r: AdminRoutes): void {
     const u = locate(ctx);
     svc.sessions.removeWhere((s) => s.userId === u.id);
     await ctx.write((tx, ev) => {
-      const cur = tx.get<UserEntity>('users', u.id)!;
+      const cur = current<UserEntity>(tx, 'users', u.id);
       tx.put('users', u.id, { ...cur, notBefore: Math.floor(Date.now() / 1000) });
       ev.action('USER', `users/${u.id}/logout`);
     });
@@ -264,7 +264,7 @@ export function register(r: AdminRoutes): void {
     const rep = ctx.body(FederatedIdentityRepresentation);
     if (u.federatedIdentities.some((f) => f.identityProvider === provider)) throw ERR.conflict('User is already linked with provider');
     await ctx.write((tx, ev) => {
-      const cur = tx.get<UserEntity>('users', u.id)!;
+      const cur = current<UserEntity>(tx, 'users', u.id);
       tx.put('users', u.id, { ...cur, federatedIdentities: [...cur.federatedIdentities, { identityProvider: provider, userId: rep.userId ?? '', userName: rep.userName ?? '' }] });
       ev.create('USER', `users/${u.id}/federated-identity/${provider}`, rep);
     });
@@ -276,7 +276,7 @@ export function register(r: AdminRoutes): void {
     const provider = ctx.param('provider');
     if (!u.federatedIdentities.some((f) => f.identityProvider === provider)) throw ERR.notFound('Link not found');
     await ctx.write((tx, ev) => {
-      const cur = tx.get<UserEntity>('users', u.id)!;
+      const cur = current<UserEntity>(tx, 'users', u.id);
       tx.put('users', u.id, { ...cur, federatedIdentities: cur.federatedIdentities.filter((f) => f.identityProvider !== provider) });
       ev.delete('USER', `users/${u.id}/federated-identity/${provider}`);
     });

@@ -8,7 +8,7 @@ import type { RealmEntity, StoredCredential, UserEntity } from '../store/entitie
 import * as repo from '../store/repo.js';
 import type { IdentityStore } from '../store/store.js';
 import type { IdentityService } from '../service.js';
-import { ok, page, type AdminContext, type AdminRoutes } from './context.js';
+import { current, ok, page, type AdminContext, type AdminRoutes } from './context.js';
 import { UPConfig, applyProfile, checkConfig, profileMetadata, profileOf } from '../model/user-profile.js';
 
 function like(value: string | undefined, pattern: string, exact: boolean): boolean {
@@ -113,7 +113,7 @@ export function register(r: AdminRoutes): void {
     if (repo.userByUsername(store, ctx.realm.id, username)) throw ERR.conflict('User exists with same username');
     const creds = await credentialsFor(svc, ctx.realm, rep, username);
     const user = await ctx.write((tx, ev) => {
-      const realm = tx.get<RealmEntity>('realms', ctx.realm.id)!;
+      const realm = current<RealmEntity>(tx, 'realms', ctx.realm.id);
       const made = newUser(tx, realm, { ...rep, id: null }, creds, { keepId: false });
       const u = { ...made, attributes: applyProfile(realm, made, {}) };
       if (creds.some((c) => c.temporary) && !u.requiredActions.includes('UPDATE_PASSWORD')) u.requiredActions = [...u.requiredActions, 'UPDATE_PASSWORD'];

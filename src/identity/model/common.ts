@@ -1,7 +1,7 @@
 // Body parsing and validation shared by every resource: JSON text → schema → typed value, with
 // Keycloak's 400 bodies on failure (nothing is changed when this throws).
 import type { z } from 'zod';
-import { ERR } from '../errors.js';
+import { ERR, errorMessage } from '../errors.js';
 
 export function parseJson(body: Buffer): unknown {
   if (body.length === 0) return undefined;
@@ -16,7 +16,15 @@ export function validate<T>(schema: z.ZodType<T>, value: unknown): T {
   const r = schema.safeParse(value);
   if (r.success) return r.data;
   const issue = r.error.issues[0];
-  const field = issue ? issue.path.filter((p) => typeof p === 'string').join('.') : undefined;
+  const fieldOf = (path: readonly PropertyKey[]) => path.filter((p) => typeof p === 'string').join('.');
+  const field = issue ? fieldOf(issue.path) : undefined;
+  // A value longer than its column: Keycloak's length validator body (the field, then the maximum).
+  const tooLong = issue?.code === 'too_big' && issue.origin === 'string' ? { issue, path: issue.path }
+    : issue?.code === 'invalid_key' && issue.issues[0]?.code === 'too_big' ? { issue: issue.issues[0], path: issue.path.slice(0, -1) } : undefined;
+  if (tooLong) {
+    const name = fieldOf(tooLong.path);
+    throw errorMessage(400, 'error-invalid-length-too-long', { field: name, params: [name, Number((tooLong.issue as { maximum: unknown }).maximum)] });
+  }
   throw ERR.badJson(field || undefined);
 }
 

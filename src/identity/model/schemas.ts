@@ -1,20 +1,30 @@
 // One zod schema per representation: each gives the TypeScript type (z.infer) and the validator.
 // Like Keycloak's Jackson binding, unknown properties are ignored (z.object strips them) and every
 // known property may be absent or null; a known property of the wrong type is a 400.
+// Ids and names are bounded by Keycloak's JPA column lengths (ID VARCHAR(36), NAME/ALIAS/USERNAME
+// VARCHAR(255)); they become LMDB keys, which cannot exceed 1,978 bytes.
 import { z } from 'zod';
 
+/** Keycloak's length of an entity id column. */
+export const MAX_ID_LENGTH = 36;
+/** Keycloak's length of a name, alias, clientId, username or attribute name column. */
+export const MAX_NAME_LENGTH = 255;
+
 const s = () => z.string().nullish();
+export const id = () => z.string().max(MAX_ID_LENGTH).nullish();
+export const name = () => z.string().max(MAX_NAME_LENGTH).nullish();
 const b = () => z.boolean().nullish();
 const n = () => z.number().int().nullish();
 const strList = () => z.array(z.string()).nullish();
-const strMap = () => z.record(z.string(), z.string().nullable()).nullish();
-const multiMap = () => z.record(z.string(), z.array(z.string()).nullable()).nullish();
+const attrName = () => z.string().max(MAX_NAME_LENGTH);
+export const strMap = () => z.record(attrName(), z.string().nullable()).nullish();
+export const multiMap = () => z.record(attrName(), z.array(z.string()).nullable()).nullish();
 
 export const ProtocolMapperRepresentation = z.object({
-  id: s(),
-  name: s(),
-  protocol: s(),
-  protocolMapper: s(),
+  id: id(),
+  name: name(),
+  protocol: name(),
+  protocolMapper: name(),
   consentRequired: b(),
   consentText: s(),
   config: strMap(),
@@ -22,18 +32,18 @@ export const ProtocolMapperRepresentation = z.object({
 export type ProtocolMapperRepresentation = z.infer<typeof ProtocolMapperRepresentation>;
 
 export const ClientScopeRepresentation = z.object({
-  id: s(),
-  name: s(),
+  id: id(),
+  name: name(),
   description: s(),
-  protocol: s(),
+  protocol: name(),
   attributes: strMap(),
   protocolMappers: z.array(ProtocolMapperRepresentation).nullish(),
 });
 export type ClientScopeRepresentation = z.infer<typeof ClientScopeRepresentation>;
 
 export const RoleRepresentation = z.object({
-  id: s(),
-  name: s(),
+  id: id(),
+  name: name(),
   description: s(),
   scopeParamRequired: b(),
   composite: b(),
@@ -74,19 +84,19 @@ export const FederatedIdentityRepresentation = z.object({ identityProvider: s(),
 export type FederatedIdentityRepresentation = z.infer<typeof FederatedIdentityRepresentation>;
 
 export const UserRepresentation = z.object({
-  id: s(),
-  username: s(),
-  firstName: s(),
-  lastName: s(),
-  email: s(),
+  id: id(),
+  username: name(),
+  firstName: name(),
+  lastName: name(),
+  email: name(),
   emailVerified: b(),
   enabled: b(),
   totp: b(),
   self: s(),
   origin: s(),
   createdTimestamp: z.number().nullish(),
-  federationLink: s(),
-  serviceAccountClientId: s(),
+  federationLink: name(),
+  serviceAccountClientId: name(),
   notBefore: n(),
   attributes: multiMap(),
   credentials: z.array(CredentialRepresentation).nullish(),
@@ -115,11 +125,11 @@ export interface GroupRepresentationT {
 }
 export const GroupRepresentation: z.ZodType<GroupRepresentationT> = z.lazy(() =>
   z.object({
-    id: s(),
-    name: s(),
+    id: id(),
+    name: name(),
     description: s(),
     path: s(),
-    parentId: s(),
+    parentId: id(),
     subGroupCount: z.number().nullish(),
     subGroups: z.array(GroupRepresentation).nullish(),
     attributes: multiMap(),
@@ -131,9 +141,9 @@ export const GroupRepresentation: z.ZodType<GroupRepresentationT> = z.lazy(() =>
 export type GroupRepresentation = GroupRepresentationT;
 
 export const ClientRepresentation = z.object({
-  id: s(),
-  clientId: s(),
-  name: s(),
+  id: id(),
+  clientId: name(),
+  name: name(),
   description: s(),
   type: s(),
   rootUrl: s(),
@@ -159,7 +169,7 @@ export const ClientRepresentation = z.object({
   directGrantsOnly: b(),
   publicClient: b(),
   frontchannelLogout: b(),
-  protocol: s(),
+  protocol: name(),
   attributes: strMap(),
   authenticationFlowBindingOverrides: strMap(),
   fullScopeAllowed: b(),
@@ -216,12 +226,13 @@ for (const f of REALM_INT_FIELDS) realmShape[f] = z.number().int().nullish();
 for (const f of REALM_LONG_FIELDS) realmShape[f] = z.number().nullish();
 for (const f of REALM_BOOL_FIELDS) realmShape[f] = b();
 for (const f of REALM_STRING_FIELDS) realmShape[f] = s();
+realmShape.realm = name();
 for (const f of REALM_LIST_FIELDS) realmShape[f] = strList();
 for (const f of REALM_MAP_FIELDS) realmShape[f] = strMap();
 
 export const RealmRepresentation = z.object({
   ...realmShape,
-  id: s(),
+  id: id(),
   roles: RolesRepresentation.nullish(),
   groups: z.array(GroupRepresentation).nullish(),
   users: z.array(UserRepresentation).nullish(),

@@ -1,13 +1,16 @@
 // The identity store: LMDB sub-databases for entities and their indexes, plus the write-ahead
 // event log. Every mutation runs synchronously against (committed state + writes still in flight),
-// then goes to LMDB as ONE atomic batch holding the log record and the entity/index writes. lmdb-js
-// groups batches issued in the same event turn into one commit, so concurrent requests share fsyncs;
-// the returned promise resolves only once that commit is durable.
+// then goes to LMDB as ONE atomic batch holding the log record and the entity/index writes (every
+// key is checked against LMDB's limit as changes are applied, so a batch cannot fail halfway). lmdb-js
+// groups batches issued in the same event turn (and those queued while a commit is syncing) into one
+// commit, so concurrent requests share fsyncs; the returned promise resolves only once that commit
+// is synced to disk.
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { open, compareKeys, type Database, type Key, type RootDatabase } from 'lmdb';
 import { TABLES, TABLE_NAMES, type TableName, type IndexDef } from './tables.js';
+import { KeyTooLargeError, keyFits } from './keys.js';
 
 
 export type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'ACTION';
@@ -68,6 +71,25 @@ function prefixRange(prefix: Key[]): { start?: Key; end?: Key } {
   return { start: prefix, end };
 }
 
+/** Each index's keys for a change's new value (none for a delete), in the table's index order. */
+function newIndexKeys(change: [TableName, Key, unknown] | [TableName, Key]): Key[][] {
+  const [table, key] = change;
+  return (TABLES[table].indexes as readonly IndexDef[]).map((idx) => (change.length === 3 && change[2] !== undefined ? idx.keys(change[2], key) : []));
+}
+
+/** The database of the first key a change would write that LMDB cannot store, or undefined. */
+function unstorableKey(table: TableName, key: Key, added: Key[][]): string | undefined {
+  if (!keyFits(key)) return table;
+  const indexes = TABLES[table].indexes as readonly IndexDef[];
+  for (let i = 0; i < indexes.length; i++) if (!added[i]!.every(keyFits)) return indexes[i]!.name;
+  return undefined;
+}
+
+/** Whether every change of a log record can be applied (a record that cannot is never written). */
+function recordApplies(rec: LogRecord): boolean {
+  return rec.changes.every((c) => c[0] === '!clearAdminEvents' || !unstorableKey(c[0], c[1], newIndexKeys(c)));
+}
+
 export class Tx {
   readonly writes: Array<[string, Key, unknown]> = [];
   readonly changes: Change[] = [];
@@ -113,24 +135,28 @@ export class Tx {
     this.apply([table, key]);
   }
 
+  /** Applies one change; throws KeyTooLargeError, changing nothing, if a key it writes cannot be stored. */
   apply(change: Change): void {
-    this.changes.push(change);
     if (change[0] === '!clearAdminEvents') {
+      this.changes.push(change);
       for (const { key } of this.range('adminEventIndex', [change[1]])) this.setRaw('adminEventIndex', key, DEL);
       return;
     }
     const [table, key] = change;
-    const def = TABLES[table];
-    const old = this.get(table, key);
     const next = change.length === 3 ? change[2] : undefined;
-    for (const idx of def.indexes as readonly IndexDef[]) {
+    const added = newIndexKeys(change);
+    const tooLarge = unstorableKey(table, key, added);
+    if (tooLarge) throw new KeyTooLargeError(tooLarge);
+    this.changes.push(change);
+    const old = this.get(table, key);
+    (TABLES[table].indexes as readonly IndexDef[]).forEach((idx, i) => {
       const oldKeys = old === undefined ? [] : idx.keys(old, key);
-      const newKeys = next === undefined ? [] : idx.keys(next, key);
+      const newKeys = added[i]!;
       const newIds = new Set(newKeys.map(keyId));
       const oldIds = new Set(oldKeys.map(keyId));
       for (const k of oldKeys) if (!newIds.has(keyId(k))) this.setRaw(idx.name, k, DEL);
       for (const k of newKeys) if (!oldIds.has(keyId(k)) || this.raw(idx.name, k) === undefined) this.setRaw(idx.name, k, key);
-    }
+    });
     this.setRaw(table, key, next === undefined ? DEL : next);
   }
 
@@ -178,7 +204,9 @@ export class IdentityStore {
   private constructor(opts: StoreOptions) {
     this.path = join(opts.dataDir, 'identity');
     mkdirSync(this.path, { recursive: true });
-    this.root = open({ path: this.path, maxDbs: 64, mapSize: 2 ** 34 });
+    // overlappingSync (lmdb-js's default except on Windows) resolves a commit before it is flushed;
+    // without it a commit resolves once LMDB has synced it, so a reply after a write means on disk.
+    this.root = open({ path: this.path, maxDbs: 64, mapSize: 2 ** 34, overlappingSync: false, noSync: false });
     const names = ['log', 'adminEventIndex', 'userEvents', ...TABLE_NAMES];
     for (const t of TABLE_NAMES) for (const i of TABLES[t].indexes) names.push(i.name);
     for (const n of names) this.dbs.set(n, this.root.openDB({ name: n, cache: n !== 'log' && n !== 'userEvents' }));
@@ -200,7 +228,7 @@ export class IdentityStore {
   rawGet(db: string, key: Key): unknown {
     const p = this.overlay.get(db)?.get(keyId(key));
     if (p) return p.value === DEL ? undefined : p.value;
-    return this.db(db).get(key);
+    return keyFits(key) ? this.db(db).get(key) : undefined;
   }
 
   get<T>(table: TableName, key: Key): T | undefined {
@@ -213,6 +241,7 @@ export class IdentityStore {
 
   rangeMerged(db: string, prefix: Key[], reverse = false, limit?: number): Array<{ key: Key; value: unknown }> {
     const { start, end } = prefixRange(prefix);
+    if (end !== undefined && !keyFits(end)) return [];
     const pend = this.overlay.get(db);
     if (!pend || pend.size === 0) {
       const r: { start?: Key; end?: Key; reverse?: boolean } = reverse ? { reverse: true } : {};
@@ -295,19 +324,27 @@ export class IdentityStore {
     if (record?.visible) {
       mine.push(...this.pendingIndex('adminEventIndex', [record.realmId, record.seq], record.seq, gen));
     }
-    const p = this.root.batch(() => {
-      if (record) {
-        this.db('log').put(record.seq, record);
-        if (record.visible) this.db('adminEventIndex').put([record.realmId, record.seq], record.seq);
-      }
-      for (const [db, key, value] of writes) {
-        if (value === DEL) this.db(db).remove(key);
-        else this.db(db).put(key, value);
-      }
-    });
     const cleanup = () => {
       for (const [m, id] of mine) if (m.get(id)?.gen === gen) m.delete(id);
     };
+    let p: Promise<unknown>;
+    try {
+      p = this.root.batch(() => {
+        if (record) {
+          this.db('log').put(record.seq, record);
+          if (record.visible) this.db('adminEventIndex').put([record.realmId, record.seq], record.seq);
+        }
+        for (const [db, key, value] of writes) {
+          if (value === DEL) this.db(db).remove(key);
+          else this.db(db).put(key, value);
+        }
+      });
+    } catch (err) {
+      // lmdb-js still commits what the callback queued before throwing; Tx.apply checks keys so that
+      // nothing can throw here, and the writes in flight must not outlive the failure in memory.
+      cleanup();
+      return Promise.reject(err);
+    }
     return p.then(
       () => cleanup(),
       (err: unknown) => {
@@ -344,12 +381,16 @@ export class IdentityStore {
     await this.root.flushed;
   }
 
-  /** Drops every entity and index database and replays the log into them. */
-  async rebuildFromLog(): Promise<{ events: number }> {
+  /**
+   * Drops every entity and index database and replays the log into them. A record whose keys LMDB
+   * cannot store (written by a failed request before writes checked their keys) is skipped whole.
+   */
+  async rebuildFromLog(): Promise<{ events: number; skipped: number[] }> {
     await this.settle();
     for (const n of this.derivedDbNames()) await this.db(n).clearAsync();
     this.overlay.clear();
     let events = 0;
+    const skipped: number[] = [];
     let tx = new Tx(this);
     const flush = async () => {
       if (tx.writes.length) await this.issue(tx.writes, null);
@@ -357,6 +398,10 @@ export class IdentityStore {
     };
     for (const { value } of this.db('log').getRange({})) {
       const rec = value as LogRecord;
+      if (!recordApplies(rec)) {
+        skipped.push(rec.seq);
+        continue;
+      }
       for (const c of rec.changes) tx.apply(c);
       if (rec.visible) tx.setRaw('adminEventIndex', [rec.realmId, rec.seq], rec.seq);
       events++;
@@ -364,7 +409,7 @@ export class IdentityStore {
     }
     await flush();
     await this.settle();
-    return { events };
+    return { events, skipped };
   }
 
   /** Every derived database as [name, entries], for comparing states. */
