@@ -149,7 +149,7 @@ export function coerce(e: Expr, to: SqlType): Expr {
   if (typeEquals(e.type, to)) return e;
   if (e.type.id === 'varchar' && to.id === 'varchar') return e;
   if (e.kind === 'literal') return { kind: 'literal', value: castConstant(e.value, e.type, to, false), type: to };
-  return { kind: 'cast', arg: e, type: to, safe: false };
+  return { kind: 'cast', arg: e, type: to, safe: false, implicit: true };
 }
 
 export function call(name: string, args: Expr[], node: AstNode, ctx: AnalysisContext): Expr {
