@@ -1107,7 +1107,9 @@ function analyzeSelect(ast: AstNode, outerCtx: AnalysisContext, outer: Scope | u
     } else {
       const preExprs: Expr[] = [...groupExprs];
       const preIndex = new Map<string, number>();
-      groupExprs.forEach((e, i) => preIndex.set(exprKey(e), i));
+      // Grouping sets NULL the group columns outside each set: an aggregate argument equal to a
+      // group key reads a copy of its own (max(k) over ROLLUP (k) sees k in the total row too).
+      if (!grouping.sets) groupExprs.forEach((e, i) => preIndex.set(exprKey(e), i));
       const slot = (e: Expr): number => {
         const k = exprKey(e);
         let i = preIndex.get(k);
