@@ -1145,7 +1145,8 @@ function analyzeSelect(ast: AstNode, outerCtx: AnalysisContext, outer: Scope | u
       }
       groupCount = groupBy.length;
       const fields = [...groupFields, ...calls.map((c, i) => ({ name: `$agg${i}`, type: c.type }))];
-      plan = eager ? { ...eager, fields } : { kind: 'aggregate', input: pre, groupBy, aggregates: calls, fields };
+      const globalGroupIds = sets ? sets.flatMap((set, id) => (set.length === 0 ? [id] : [])) : [];
+      plan = eager ? { ...eager, fields } : { kind: 'aggregate', input: pre, groupBy, aggregates: calls, ...(globalGroupIds.length > 0 ? { globalGroupIds } : {}), fields };
       const groupKeys = new Map<string, number>();
       groupExprs.forEach((e, i) => groupKeys.set(exprKey(e), i));
       const aggWidth = plan.fields.length;
