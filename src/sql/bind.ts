@@ -163,7 +163,9 @@ export function call(name: string, args: Expr[], node: AstNode, ctx: AnalysisCon
     throw e;
   }
   const coerced = args.map((a, i) => coerce(a, resolution.argTypes[i]));
-  return { kind: 'call', name, args: coerced, type: resolution.type };
+  const e: Expr = { kind: 'call', name, args: coerced, type: resolution.type };
+  // NULLIF's value is its first argument's, in that argument's type (the cast back is exact: a widening undone).
+  return name === 'nullif' && args[0].type.id !== 'unknown' ? coerce(e, args[0].type) : e;
 }
 
 const BINARY_OPERATORS: Record<string, string> = {
