@@ -60,6 +60,7 @@ describe('Trino-specific semantics', () => {
   it('NULLIF has its first argument\'s type and value, compared in the common super type', async () => {
     const sql = 'select nullif(partkey, 932.5), nullif(availqty, 1.5e0), nullif(89.5, 78.91), nullif(89.5, 89.50), nullif(availqty, 3325.0), nullif(null, 1) from partsupp where partkey = 1 and suppkey = 2';
     expect(await one(sql)).toEqual({ row: [1, 3325, '89.5', null, null, null], types: ['bigint', 'integer', 'decimal(3,1)', 'decimal(3,1)', 'integer', 'integer'] });
+    expect(await one("select nullif(name, 'ALGERIA, AND A LONGER TEXT'), nullif('ab', name) from nation where nationkey = 0")).toEqual({ row: ['ALGERIA', 'ab'], types: ['varchar(25)', 'varchar(2)'] });
   });
 
   it('COALESCE and CASE over mixed numeric types take the common super type', async () => {

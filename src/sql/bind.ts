@@ -165,7 +165,8 @@ export function call(name: string, args: Expr[], node: AstNode, ctx: AnalysisCon
   const coerced = args.map((a, i) => coerce(a, resolution.argTypes[i]));
   const e: Expr = { kind: 'call', name, args: coerced, type: resolution.type };
   // NULLIF's value is its first argument's, in that argument's type (the cast back is exact: a widening undone).
-  return name === 'nullif' && args[0].type.id !== 'unknown' ? coerce(e, args[0].type) : e;
+  if (name !== 'nullif' || args[0].type.id === 'unknown') return e;
+  return e.type.id === 'varchar' ? { ...e, type: args[0].type } : coerce(e, args[0].type);
 }
 
 const BINARY_OPERATORS: Record<string, string> = {
