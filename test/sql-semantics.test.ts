@@ -57,6 +57,18 @@ describe('Trino-specific semantics', () => {
     });
   });
 
+  it('NULLIF has its first argument\'s type and value, compared in the common super type', async () => {
+    const sql = 'select nullif(partkey, 932.5), nullif(availqty, 1.5e0), nullif(89.5, 78.91), nullif(89.5, 89.50), nullif(availqty, 3325.0), nullif(null, 1) from partsupp where partkey = 1 and suppkey = 2';
+    expect(await one(sql)).toEqual({ row: [1, 3325, '89.5', null, null, null], types: ['bigint', 'integer', 'decimal(3,1)', 'decimal(3,1)', 'integer', 'integer'] });
+    expect(await one("select nullif(name, 'ALGERIA, AND A LONGER TEXT'), nullif('ab', name) from nation where nationkey = 0")).toEqual({ row: ['ALGERIA', 'ab'], types: ['varchar(25)', 'varchar(2)'] });
+  });
+
+  it('COALESCE and CASE over mixed numeric types take the common super type', async () => {
+    const acct = 'cast(acctbal as decimal(12,2))';
+    const sql = `select coalesce(${acct}, custkey), coalesce(${acct}, cast(1.2345 as decimal(5,4))), case when custkey > 2 then ${acct} else 1e0 end, coalesce(availqty, 1.5), coalesce(cast(1.5 as real), ${acct}) from customer, partsupp where custkey = 1 and partkey = 1 and suppkey = 2`;
+    expect(await one(sql)).toEqual({ row: ['711.56', '711.5600', 1, '3325.0', 1.5], types: ['decimal(21,2)', 'decimal(14,4)', 'double', 'decimal(11,1)', 'real'] });
+  });
+
   it('casts round half away from zero and reject bad text', async () => {
     expect((await one("select cast(2.5 as integer), cast(-2.5 as integer), cast('42' as bigint), cast(1 as varchar)")).row).toEqual([3, -3, 42, '1']);
     const bad = await runQuery(server.baseUrl, "select cast('x' as integer)");

@@ -42,9 +42,12 @@ export function partitionStage(fragment: FragmentSpec, rows: number, threads: nu
   let cut = 1;
   while (cut < ops.length && ops[cut].op === 'filterProject') cut++;
   const types = ops.slice(0, cut).reduce((t, op) => operatorOutputTypes(op, t), [...fragment.inputTypes]);
+  // The stage has rows, so every empty grouping set has its group in some partition: no partition
+  // without rows may add one of its own.
+  const aggregation = first.globalGroupIds ? { ...first, globalGroupIds: undefined } : first;
   const parts = Array.from({ length: threads }, (_, index): FragmentSpec => ({
     ...fragment,
-    operators: [{ op: 'hashPartition', keys: first.groupBy, count: threads, index }, ...ops.slice(0, cut)],
+    operators: [{ op: 'hashPartition', keys: first.groupBy, count: threads, index }, aggregation, ...ops.slice(1, cut)],
     outputTypes: types,
   }));
   const tail = cut < ops.length ? { ...fragment, inputTypes: types, operators: ops.slice(cut) } : null;

@@ -139,7 +139,7 @@ function createOperator(id: number, spec: OperatorSpec, input: readonly SqlType[
     case 'filterProject':
       return new FilterProjectOperator(id, spec.filter, spec.projections, next);
     case 'aggregate':
-      return new HashAggregateOperator(id, spec.step, spec.groupBy, spec.aggregates, input, next);
+      return new HashAggregateOperator(id, spec.step, spec.groupBy, spec.aggregates, input, next, spec.globalGroupIds ?? []);
     case 'orderBy':
       return new OrderByOperator(id, spec.keys, spec.limit, input, next);
     case 'limit':

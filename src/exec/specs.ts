@@ -58,6 +58,8 @@ export type OperatorSpec =
       readonly step: 'partial' | 'final' | 'single' | 'passthrough';
       readonly groupBy: readonly number[];
       readonly aggregates: readonly AggregateSpec[];
+      /** The plan's globalGroupIds: rows the final (or single) step gives for an empty input. */
+      readonly globalGroupIds?: readonly number[];
     }
   | { readonly op: 'orderBy'; readonly keys: readonly SortKey[]; readonly limit: number | null }
   | { readonly op: 'limit'; readonly count: number | null; readonly offset: number }

@@ -31,7 +31,7 @@ import {
 } from './bind.js';
 import type { FrameBound, WindowFunctionSpec } from '../exec/specs.js';
 import { DOUBLE } from '../data/types.js';
-import { andAll, children, exprKey, hasOuterRef, mapChildren, referencedColumns, remapColumns, type Expr } from './ir.js';
+import { andAll, children, exprKey, hasOuterRef, mapChildren, referencedColumns, remapColumns, type Expr, type LiteralValue } from './ir.js';
 import { eagerAggregation } from './eager-aggregation.js';
 import { joinPlans, planJoinGroup, type Relation } from './join-planner.js';
 import { evaluateConstant } from '../exec/compile/constant.js';
@@ -62,6 +62,8 @@ interface SelectResult {
   readonly names: string[];
   /** For subqueries: the correlation; the plan's trailing columns are the inner keys. */
   readonly correlation?: Correlation;
+  /** A correlated scalar aggregate's value for outer rows no inner row matches (see valueOverNoRows). */
+  readonly valueOverNoRows?: Expr;
 }
 
 /**
@@ -515,8 +517,11 @@ function attachSemiJoin(target: PlanNode, p: PreparedSemiJoin, map: (i: number) 
 interface PendingScalar {
   readonly plan: PlanNode;
   readonly outerKeys: Expr[];
-  /** count() over no rows is 0, not NULL: the value gets coalesce(v, 0) after the left join. */
-  readonly zeroWhenMissing: boolean;
+  /**
+   * The value for outer rows the left join finds no subquery row for, when not NULL: an aggregate
+   * over no rows (count() is 0), which the decorrelated plan has no group for.
+   */
+  readonly whenMissing: Expr | null;
   /**
    * A subquery correlated on more than equalities (`(SELECT count(*) FROM t WHERE t.x < o.x)`):
    * `plan` is its rows (fields, then keys, then the aggregate's argument, analyzeSelect 'rows'),
@@ -644,9 +649,8 @@ class ScalarSubqueries implements SubqueryCollector {
     }
     const valueIndex = sub.plan.fields.length - (corr?.outerKeys.length ?? 0) - 1;
     if (valueIndex !== 0) throw new EngineError('GENERIC_USER_ERROR', 'Multiple columns returned by subquery are not yet supported', loc(node));
-    const isCount = /^\s*count\s*\(/iu.test(String(JSON.stringify(ast.columns?.[0]?.expr?.name ?? '')).replace(/"/gu, '')) || String(ast.columns?.[0]?.expr?.name ?? '').toUpperCase() === 'COUNT';
     const k = this.pending.length;
-    this.pending.push({ plan: sub.plan, outerKeys: corr?.outerKeys ?? [], zeroWhenMissing: isCount && (corr?.outerKeys.length ?? 0) > 0 });
+    this.pending.push({ plan: sub.plan, outerKeys: corr?.outerKeys ?? [], whenMissing: (corr?.outerKeys.length ?? 0) > 0 ? (sub.valueOverNoRows ?? null) : null });
     return col(SUBQUERY_BASE + k, sub.plan.fields[0].type);
   }
 
@@ -674,7 +678,7 @@ class ScalarSubqueries implements SubqueryCollector {
     const perValue: PlanNode = { kind: 'aggregate', input: keyed, groupBy: [0], aggregates: [count(null)], fields: [keyed.fields[0], { name: '$matches', type: BIGINT }] };
     const totals: PlanNode = { kind: 'aggregate', input: keyed, groupBy: [], aggregates: [count(null), count(1)], fields: [{ name: '$rows', type: BIGINT }, { name: '$nulls', type: BIGINT }] };
     const add = (plan: PlanNode, outerKeys: Expr[], zeroWhenMissing: boolean): Expr => {
-      this.pending.push({ plan, outerKeys, zeroWhenMissing });
+      this.pending.push({ plan, outerKeys, whenMissing: zeroWhenMissing ? { kind: 'literal', value: 0, type: BIGINT } : null });
       return col(SUBQUERY_BASE + this.pending.length - 1, BIGINT);
     };
     const matches = add(project(perValue, [col(1, BIGINT), col(0, type)], ['$matches', '$in']), [coerce(value, type)], true);
@@ -713,7 +717,7 @@ class ScalarSubqueries implements SubqueryCollector {
     this.pending.push({
       plan: rows.plan,
       outerKeys: rows.correlation?.outerKeys ?? [],
-      zeroWhenMissing: false,
+      whenMissing: null,
       perRow: { residual: rows.correlation?.residual ?? null, outerWidth: scope.fields.length, aggregate: signature.name, type: signature.type },
     });
     return col(SUBQUERY_BASE + this.pending.length - 1, signature.type);
@@ -740,7 +744,9 @@ class ScalarSubqueries implements SubqueryCollector {
       // Correlated: the subquery is [value, keys...] grouped by keys; uncorrelated: one row at most.
       const joined = joinPlans(current, p.plan, p.outerKeys, rightKeys, null, 'left', { singleMatch: true });
       const value = col(width, p.plan.fields[0].type);
-      const valueExpr: Expr = p.zeroWhenMissing ? { kind: 'coalesce', args: [value, { kind: 'literal', value: 0, type: BIGINT }], type: value.type } : value;
+      // A matched row has its (non-NULL) join key: a NULL one marks an outer row without a match.
+      const missing = (): Expr => ({ kind: 'isNull', arg: col(width + 1, p.plan.fields[1].type), negated: false, type: BOOLEAN });
+      const valueExpr: Expr = p.whenMissing && keyCount > 0 ? { kind: 'case', whens: [{ when: missing(), then: p.whenMissing }], otherwise: value, type: value.type } : value;
       void keyCount;
       current = project(joined, [...identityExprs(current.fields), valueExpr], [...current.fields.map((f) => f.name), `$subquery${width}`]);
     }
@@ -1109,7 +1115,9 @@ function analyzeSelect(ast: AstNode, outerCtx: AnalysisContext, outer: Scope | u
     } else {
       const preExprs: Expr[] = [...groupExprs];
       const preIndex = new Map<string, number>();
-      groupExprs.forEach((e, i) => preIndex.set(exprKey(e), i));
+      // Grouping sets NULL the group columns outside each set: an aggregate argument equal to a
+      // group key reads a copy of its own (max(k) over ROLLUP (k) sees k in the total row too).
+      if (!grouping.sets) groupExprs.forEach((e, i) => preIndex.set(exprKey(e), i));
       const slot = (e: Expr): number => {
         const k = exprKey(e);
         let i = preIndex.get(k);
@@ -1145,7 +1153,8 @@ function analyzeSelect(ast: AstNode, outerCtx: AnalysisContext, outer: Scope | u
       }
       groupCount = groupBy.length;
       const fields = [...groupFields, ...calls.map((c, i) => ({ name: `$agg${i}`, type: c.type }))];
-      plan = eager ? { ...eager, fields } : { kind: 'aggregate', input: pre, groupBy, aggregates: calls, fields };
+      const globalGroupIds = sets ? sets.flatMap((set, id) => (set.length === 0 ? [id] : [])) : [];
+      plan = eager ? { ...eager, fields } : { kind: 'aggregate', input: pre, groupBy, aggregates: calls, ...(globalGroupIds.length > 0 ? { globalGroupIds } : {}), fields };
       const groupKeys = new Map<string, number>();
       groupExprs.forEach((e, i) => groupKeys.set(exprKey(e), i));
       const aggWidth = plan.fields.length;
@@ -1162,7 +1171,10 @@ function analyzeSelect(ast: AstNode, outerCtx: AnalysisContext, outer: Scope | u
     }
   }
 
-  if (havingExpr) plan = { kind: 'filter', input: plan, predicate: post(havingExpr, ast.having), fields: plan.fields };
+  // A correlated scalar aggregate has one group per outer row: HAVING NULLs its value rather than
+  // dropping the group, so that a missing group means no rows (see valueOverNoRows).
+  const scalarPerKey = mode === 'scalar' && outer !== undefined && innerKeys.length > 0 && isAggregation && groupAsts.length === 0 && windows.calls.length === 0;
+  if (havingExpr && !scalarPerKey) plan = { kind: 'filter', input: plan, predicate: post(havingExpr, ast.having), fields: plan.fields };
 
   // Window functions run after grouping and HAVING, before the projection.
   if (windows.calls.length > 0) {
@@ -1174,6 +1186,7 @@ function analyzeSelect(ast: AstNode, outerCtx: AnalysisContext, outer: Scope | u
 
   // Projection: select items, correlation keys (subqueries), then hidden ORDER BY expressions.
   const projected = items.map((item) => post(item.expr as Expr, item.ast));
+  if (havingExpr && scalarPerKey) projected[0] = { kind: 'case', whens: [{ when: post(havingExpr, ast.having), then: projected[0] }], otherwise: null, type: projected[0].type };
   const names = items.map((i) => i.name);
   const keyOutputs = isAggregation ? innerKeys.map((k, i) => col(i, k.type)) : innerKeys;
   const projExprs = [...projected, ...keyOutputs];
@@ -1208,7 +1221,9 @@ function analyzeSelect(ast: AstNode, outerCtx: AnalysisContext, outer: Scope | u
   if (projExprs.length > visible) plan = project(plan, projExprs.slice(0, visible).map((e, i) => col(i, e.type)), plan.fields.slice(0, visible).map((f) => f.name));
 
   const correlation = outer && innerKeys.length > 0 ? { outerKeys, residual: null } : undefined;
-  return { plan, names: [...names, ...keyOutputs.map((_, i) => `$key${i}`)], correlation };
+  // A correlated scalar aggregate without GROUP BY has one row per outer row, also for no rows.
+  const overNoRows = scalarPerKey && count !== 0 && offset === 0 ? valueOverNoRows(projected[0], aggregates.calls, groupCount) : undefined;
+  return { plan, names: [...names, ...keyOutputs.map((_, i) => `$key${i}`)], correlation, ...(overNoRows ? { valueOverNoRows: overNoRows } : {}) };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1393,6 +1408,34 @@ function resolveGrouping(e: Expr, sets: readonly (readonly number[])[] | null, g
     };
   }
   return mapChildren(e, (c) => resolveGrouping(c, sets, gid, ctx));
+}
+
+/**
+ * A select item after aggregation evaluated over no rows: each aggregate at its value over no rows
+ * (count, count_if and approx_distinct 0, the others NULL); undefined when that is NULL or it
+ * reads anything else (a group key, a window, a subquery).
+ */
+function valueOverNoRows(value: Expr, calls: readonly { readonly name: string; readonly type: SqlType }[], groupCount: number): Expr | undefined {
+  let readsOther = false;
+  const substitute = (e: Expr): Expr => {
+    if (e.kind !== 'column') return mapChildren(e, substitute);
+    const call = calls[e.index - groupCount];
+    if (e.index < groupCount || call === undefined) {
+      readsOther = true;
+      return e;
+    }
+    return { kind: 'literal', value: call.name === 'count' || call.name === 'count_star' ? 0 : null, type: e.type };
+  };
+  const result = substitute(value);
+  if (readsOther) return undefined;
+  let folded: LiteralValue;
+  try {
+    folded = evaluateConstant(result);
+  } catch {
+    // It fails (1 / count(*)): where an outer row has no match, as it would over no rows.
+    return result;
+  }
+  return folded === null ? undefined : { kind: 'literal', value: folded, type: result.type };
 }
 
 function maxColumn(e: Expr): number {

@@ -151,7 +151,7 @@ export function coerce(e: Expr, to: SqlType): Expr {
   if (typeEquals(e.type, to)) return e;
   if (e.type.id === 'varchar' && to.id === 'varchar') return e;
   if (e.kind === 'literal') return { kind: 'literal', value: castConstant(e.value, e.type, to, false), type: to };
-  return { kind: 'cast', arg: e, type: to, safe: false };
+  return { kind: 'cast', arg: e, type: to, safe: false, implicit: true };
 }
 
 export function call(name: string, args: Expr[], node: AstNode, ctx: AnalysisContext): Expr {
@@ -165,7 +165,10 @@ export function call(name: string, args: Expr[], node: AstNode, ctx: AnalysisCon
     throw e;
   }
   const coerced = args.map((a, i) => coerce(a, resolution.argTypes[i]));
-  return { kind: 'call', name, args: coerced, type: resolution.type };
+  const e: Expr = { kind: 'call', name, args: coerced, type: resolution.type };
+  // NULLIF's value is its first argument's, in that argument's type (the cast back is exact: a widening undone).
+  if (name !== 'nullif' || args[0].type.id === 'unknown') return e;
+  return e.type.id === 'varchar' ? { ...e, type: args[0].type } : coerce(e, args[0].type);
 }
 
 const BINARY_OPERATORS: Record<string, string> = {

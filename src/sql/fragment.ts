@@ -223,24 +223,26 @@ class Fragmenter {
       case 'aggregate': {
         const b = this.visit(node.input);
         const aggregates: AggregateSpec[] = node.aggregates.map((a) => ({ name: a.name, args: a.args, argType: a.argType, ...(a.keyType ? { keyType: a.keyType } : {}), filter: a.filter, distinct: a.distinct, type: a.type }));
+        const global = node.globalGroupIds ? { globalGroupIds: node.globalGroupIds } : {};
         if (aggregates.some(needsAllRows)) {
           // DISTINCT aggregates (and approx_percentile) need every row of a group in one place: gather, then aggregate once.
           const from = b.parallel ? this.finish(b) : undefined;
           const q = from === undefined ? b : this.exchange(from, b.types);
-          this.push(q, { op: 'aggregate', step: 'single', groupBy: node.groupBy, aggregates });
+          this.push(q, { op: 'aggregate', step: 'single', groupBy: node.groupBy, aggregates, ...global });
           return q;
         }
-        if (!b.parallel || (!b.unmatched && groupsWithinSplits(b, node.groupBy))) {
+        // An empty grouping set's row over an empty input comes from one task only (not each split's).
+        if (!b.parallel || (!b.unmatched && !node.globalGroupIds && groupsWithinSplits(b, node.groupBy))) {
           // One task sees all rows, or every group lives in one split (each driver aggregates its
           // split completely): no partial states to exchange. Computed
           // again elsewhere (see below): a stage of its own, which the other occurrence shares.
-          this.push(b, { op: 'aggregate', step: 'single', groupBy: node.groupBy, aggregates });
+          this.push(b, { op: 'aggregate', step: 'single', groupBy: node.groupBy, aggregates, ...global });
           if (this.repeated.has(node)) this.cut(b);
           return b;
         }
         this.push(b, { op: 'aggregate', step: 'partial', groupBy: node.groupBy, aggregates });
         const q = this.exchange(this.finish(b), b.types);
-        this.push(q, { op: 'aggregate', step: 'final', groupBy: node.groupBy.map((_, k) => k), aggregates });
+        this.push(q, { op: 'aggregate', step: 'final', groupBy: node.groupBy.map((_, k) => k), aggregates, ...global });
         // Computed again elsewhere in the plan: the final step as a stage of its own, which the
         // other occurrence then shares (finish), instead of each consumer aggregating the shared
         // partial states itself.

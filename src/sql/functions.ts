@@ -258,8 +258,9 @@ const FUNCTIONS: Record<string, FunctionDef> = {
     signatures: ['nullif(T, T)'],
     resolve: (args) => {
       if (args.length !== 2) return undefined;
+      // Compared in the common super type, so the result is in it too: call() casts it back to the first argument's type.
       const t = commonSuperType(args[0], args[1]);
-      return t ? { argTypes: [args[0], args[1]].map(() => t), type: args[0].id === 'unknown' ? t : args[0] } : undefined;
+      return t ? { argTypes: [t, t], type: t } : undefined;
     },
   },
   try: { signatures: ['try(T)'], resolve: (args) => (args.length === 1 ? same(args, args[0]) : undefined) },

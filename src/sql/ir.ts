@@ -13,7 +13,8 @@ export type Expr =
   | { readonly kind: 'literal'; readonly value: LiteralValue; readonly type: SqlType }
   /** Scalar functions and operators, by their registry name (see sql/functions.ts). */
   | { readonly kind: 'call'; readonly name: string; readonly args: readonly Expr[]; readonly type: SqlType }
-  | { readonly kind: 'cast'; readonly arg: Expr; readonly type: SqlType; readonly safe: boolean }
+  /** implicit: a coercion the binder inserted, which is not the same expression as a written CAST (GROUP BY CAST(k AS double) is no key for `k + 0.5e0`). */
+  | { readonly kind: 'cast'; readonly arg: Expr; readonly type: SqlType; readonly safe: boolean; readonly implicit?: true }
   | { readonly kind: 'and' | 'or'; readonly args: readonly Expr[]; readonly type: SqlType }
   | { readonly kind: 'not'; readonly arg: Expr; readonly type: SqlType }
   | { readonly kind: 'isNull'; readonly arg: Expr; readonly negated: boolean; readonly type: SqlType }

@@ -77,6 +77,29 @@ function addImpliedEdges(edges: Edge[]): (relation: number, column: number) => n
   };
 }
 
+/**
+ * The equalities a class implies between columns of one relation (`a.x = b.y AND a.z = b.y` gives
+ * a.x = a.z), as filters local to that relation: a join keys one column per class, which holds
+ * only when each side's columns of the class already agree.
+ */
+function sameRelationEqualities(edges: readonly Edge[], classOf: (relation: number, column: number) => number | undefined): { relation: number; expr: Expr }[] {
+  const first = new Map<string, Extract<Expr, { kind: 'column' }>>();
+  const seen = new Set<string>();
+  const out: { relation: number; expr: Expr }[] = [];
+  for (const e of edges) {
+    for (const [relation, expr] of [[e.a, e.exprA], [e.b, e.exprB]] as const) {
+      if (!isPlainColumn(expr) || seen.has(`${relation}:${expr.index}`)) continue;
+      seen.add(`${relation}:${expr.index}`);
+      const cls = classOf(relation, expr.index);
+      if (cls === undefined) continue;
+      const head = first.get(`${relation}:${cls}`);
+      if (head === undefined) first.set(`${relation}:${cls}`, expr);
+      else out.push({ relation, expr: { kind: 'call', name: '$eq', args: [head, expr], type: BOOLEAN } });
+    }
+  }
+  return out;
+}
+
 /** Splits `(x AND p) OR (x AND q)` into `x AND (p OR q)`, so shared join conditions become keys. */
 export function factorDisjunction(e: Expr): Expr[] {
   if (e.kind !== 'or') return [e];
@@ -197,6 +220,7 @@ export function planJoinGroup(relations: readonly Relation[], predicates: readon
   }
 
   const classOf = addImpliedEdges(edges);
+  for (const { relation, expr } of sameRelationEqualities(edges, classOf)) filters[relation].push(expr);
 
   const plans = relations.map((r, i) => {
     const f = andAll(filters[i]);
@@ -297,8 +321,9 @@ export function planJoinGroup(relations: readonly Relation[], predicates: readon
     const keyedClasses = new Set<number>();
     for (const m of unit.members) {
       for (const e of edgesBetween(m, joined)) {
-        const cls = isPlainColumn(e.mine) ? classOf(m, e.mine.index) : undefined;
-        if (cls !== undefined) {
+        // Only an equality between two columns of one class is implied by another of that class.
+        const cls = isPlainColumn(e.mine) && isPlainColumn(e.theirs) ? classOf(m, e.mine.index) : undefined;
+        if (cls !== undefined && classOf(e.other, (e.theirs as { index: number }).index) === cls) {
           if (keyedClasses.has(cls)) continue;
           keyedClasses.add(cls);
         }

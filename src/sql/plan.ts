@@ -48,6 +48,11 @@ export type PlanNode =
       readonly input: PlanNode;
       readonly groupBy: readonly number[];
       readonly aggregates: readonly AggregateCall[];
+      /**
+       * Grouping sets: the numbers of the empty sets (the last group key is the set number), each
+       * of which still gives its one row of aggregates over no rows when the input is empty.
+       */
+      readonly globalGroupIds?: readonly number[];
       readonly fields: readonly Field[];
     }
   | { readonly kind: 'sort'; readonly input: PlanNode; readonly keys: readonly SortKey[]; readonly fields: readonly Field[] }

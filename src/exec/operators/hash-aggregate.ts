@@ -5,7 +5,9 @@ import type { Column, Page } from '../../data/page.js';
 import type { Expr } from '../../sql/ir.js';
 import { shapesOf } from '../compile/compile.js';
 import type { ColumnShape } from '../compile/emit.js';
-import type { SqlType } from '../../data/types.js';
+import { BIGINT, type SqlType } from '../../data/types.js';
+import { columnFromNumbers } from '../build-columns.js';
+import { nullColumn } from '../gather.js';
 import { createAccumulator, filterMask, intermediateTypes, rowStates, type Accumulator } from '../aggregates.js';
 import { FusedAggregation } from '../fused-aggregation.js';
 import { GroupByHash } from '../group-by-hash.js';
@@ -42,6 +44,8 @@ export class HashAggregateOperator implements Operator, SelectionSink, FilterSin
     private readonly aggregates: readonly AggregateSpec[],
     private readonly inputTypes: readonly SqlType[],
     private readonly next: PageSink,
+    /** Set numbers of empty grouping sets (the last key is the set number), see finish. */
+    private readonly globalGroupIds: readonly number[] = [],
   ) {
     this.stats = emptyOperatorStats(operatorId, groupBy.length === 0 ? 'AggregationOperator' : 'HashAggregationOperator');
     this.hash = new GroupByHash(groupBy.map((i) => inputTypes[i].id === 'varchar'));
@@ -195,6 +199,13 @@ export class HashAggregateOperator implements Operator, SelectionSink, FilterSin
     this.fused.flush();
     // A global aggregation has exactly one group, even over no rows.
     if (this.groupBy.length === 0 && this.hash.groupCount === 0) this.hash.groupIds([], 0);
+    // So has each empty grouping set: its group, keys NULL but the set number's, over no rows.
+    else if (this.globalGroupIds.length > 0 && this.step !== 'partial' && this.hash.groupCount === 0) {
+      const n = this.globalGroupIds.length;
+      const last = this.groupBy.length - 1;
+      const keys = this.groupBy.map((input, k) => (k === last ? columnFromNumbers(BIGINT, Float64Array.from(this.globalGroupIds), null, n) : nullColumn(this.inputTypes[input], n)));
+      this.hash.groupIds(keys, n);
+    }
     const groupCount = this.hash.groupCount;
     const columns: Column[] = this.groupBy.map((input, k) => this.keyColumn(k, this.inputTypes[input], groupCount));
     for (const acc of this.accumulators) {
