@@ -780,8 +780,6 @@ interface WindowCall {
   readonly type: SqlType;
 }
 
-const PERCENT_RANK_SENTINEL = -101;
-const CUME_DIST_SENTINEL = -102;
 const RANKING = new Set(['row_number', 'rank', 'dense_rank', 'percent_rank', 'cume_dist', 'ntile']);
 const VALUE_FUNCTIONS = new Set(['lag', 'lead', 'first_value', 'last_value', 'nth_value']);
 /** The window-only functions (aggregates also run as window functions). */
@@ -806,11 +804,7 @@ class WindowCalls implements WindowCollector {
     if (!spec) throw new EngineError('NOT_SUPPORTED', 'Named windows are not supported yet', loc(node) ?? locateName(ctx.sql, ['over']));
     const inner: BindContext = { ...bc, windows: null };
     const rawName = node.type === 'function' ? String(node.name?.name?.[0]?.value ?? '') : String(node.name ?? '');
-    let name = rawName.toLowerCase();
-    // parse.ts sends percent_rank()/cume_dist() as ntile(-101)/ntile(-102).
-    const sentinel = name === 'ntile' ? Number(node.args?.value?.[0]?.value) : NaN;
-    if (sentinel === PERCENT_RANK_SENTINEL) name = 'percent_rank';
-    else if (sentinel === CUME_DIST_SENTINEL) name = 'cume_dist';
+    const name = rawName.toLowerCase();
     const argNodes: AstNode[] = node.type === 'aggr_func' ? (node.args?.expr && node.args.expr.type !== 'star' ? [node.args.expr] : []) : (node.args?.value ?? []);
     if (node.type === 'aggr_func' && String(node.args?.distinct ?? '').toUpperCase() === 'DISTINCT') {
       throw new EngineError('NOT_SUPPORTED', 'DISTINCT in window aggregates is not supported', loc(node) ?? locateName(ctx.sql, [name]));
