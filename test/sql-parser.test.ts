@@ -182,6 +182,10 @@ describe("errors in Trino's form", () => {
       ['SELECT x FROM t TABLESAMPLE BERNOULLI (10)', 'TABLESAMPLE'],
       ['SELECT x FROM t ORDER BY x FETCH FIRST 2 ROWS WITH TIES', 'WITH TIES'],
       ['SELECT x FROM t GROUP BY DISTINCT x', 'GROUP BY DISTINCT'],
+      ['SELECT * FROM t MATCH_RECOGNIZE (PATTERN (a))', 'MATCH_RECOGNIZE'],
+      ['SELECT * FROM t FOR VERSION AS OF 3', 'FOR VERSION AS OF'],
+      ['SELECT x FROM (a JOIN b USING (k))', 'parenthesized join'],
+      ["SELECT CAST(x AS timestamp(3) with time zone) FROM t", 'TIMESTAMP WITH TIME ZONE'],
     ]) {
       const e = syntaxError(sql);
       expect(e.errorName, sql).toBe('NOT_SUPPORTED');
@@ -215,6 +219,10 @@ describe('forms the former parser refused', () => {
     const frame = parseQuery('SELECT sum(x) OVER (PARTITION BY x + 1, 5 ORDER BY x ROWS BETWEEN 3 PRECEDING AND 1 PRECEDING) FROM t').columns[0].expr.over.as_window_specification.window_specification;
     expect(frame.partitionby.map((p: any) => p.expr.type)).toEqual(['binary_expr', 'number']);
     expect(frame.window_frame_clause.right.value.map((b: any) => b.value)).toEqual(['3 PRECEDING', '1 PRECEDING']);
+  });
+
+  it('reads grouping(…) as a call though GROUPING is reserved', () => {
+    expect(parseQuery('SELECT grouping(a) FROM t GROUP BY ROLLUP (a)').columns[0].expr).toMatchObject({ type: 'function', name: { name: [{ value: 'grouping' }] } });
   });
 
   it('reads TABLE t and bare VALUES as queries', () => {

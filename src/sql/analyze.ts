@@ -1189,10 +1189,6 @@ function analyzeSelect(ast: AstNode, outerCtx: AnalysisContext, outer: Scope | u
   }
   plan = project(plan, projExprs, projExprs.map((_, i) => (i < names.length ? names[i] : `$extra${i}`)));
 
-  // The dialect also parses PostgreSQL's DISTINCT ON (...), which Trino does not have.
-  if (typeof ast.distinct?.type === 'string' && ast.distinct.type !== 'DISTINCT') {
-    throw new EngineError('NOT_SUPPORTED', `${String(ast.distinct.type)} is not supported`, locateName(ctx.sql, ['distinct']));
-  }
   if (ast.distinct?.type === 'DISTINCT') plan = { kind: 'aggregate', input: plan, groupBy: plan.fields.map((_, i) => i), aggregates: [], fields: plan.fields };
   if (sortKeys.length) plan = { kind: 'sort', input: plan, keys: sortKeys, fields: plan.fields };
   const { count, offset } = limitOf(ast, ctx);

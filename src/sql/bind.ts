@@ -136,7 +136,7 @@ export function requireBoolean(e: Expr, clause: string, node: AstNode, ctx: Anal
   }
 }
 
-/** A subquery node as node-sql-parser gives it (in any expression position). */
+/** The query of a subquery node (in any expression position). */
 export function subqueryAst(node: AstNode | null | undefined): AstNode | undefined {
   if (!node || typeof node !== 'object') return undefined;
   if (node.ast && typeof node.ast === 'object') return node.ast as AstNode;

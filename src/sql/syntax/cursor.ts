@@ -129,6 +129,11 @@ export class Cursor {
     return { start: this.position(start), end: this.position(end) };
   }
 
+  /** Where the last consumed token ends. */
+  get previousEnd(): number {
+    return this.pos > 0 ? this.tokens[this.pos - 1].end : 0;
+  }
+
   /** Offset of the current token. */
   get offset(): number {
     return this.token.start;

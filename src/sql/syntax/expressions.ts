@@ -24,7 +24,7 @@ import type {
   WindowFunctionCall,
   WindowSpec,
 } from './nodes.js';
-import { continueQuery, isQueryStart, parseQueryTerm, subquery } from './queries.js';
+import { continueQuery, isQueryStart, query, subquery } from './queries.js';
 
 /** The aggregates the analyzer reads as `aggr_func` nodes; the others are calls it recognises by name. */
 const AGGR_FUNC_NAMES = new Set(['count', 'sum', 'avg', 'min', 'max']);
@@ -59,7 +59,7 @@ function not(c: Cursor): Expression {
     const start = c.next().start;
     const operand = c.nested(() => not(c));
     // NOT EXISTS (…) is one node: the analyzer plans it as an anti join.
-    if (operand.type === 'function' && !operand.parentheses && operand.name.name.length === 1 && operand.name.name[0].value === 'exists' && c.sql.slice(operand.loc?.start.offset).match(/^exists/iu)) {
+    if (operand.type === 'function' && !operand.parentheses && operand.name.name.length === 1 && operand.name.name[0].value === 'exists' && /^exists$/iu.test(c.sql.substr(operand.loc?.start.offset ?? 0, 6))) {
       return { type: 'unary_expr', operator: 'NOT EXISTS', expr: operand.args.value[0] };
     }
     return { type: 'unary_expr', operator: 'NOT', expr: operand, loc: c.loc(start) };
@@ -126,7 +126,7 @@ function comparison(c: Cursor, operator: string, left: Expression, start: number
 function inList(c: Cursor): ExprList {
   c.expectSymbol('(');
   if (isQueryStart(c, 0)) {
-    const ast = parseQueryTerm(c);
+    const ast = query(c);
     c.expectSymbol(')');
     return { type: 'expr_list', value: [{ ast }] };
   }
@@ -349,6 +349,10 @@ function wordPrimary(c: Cursor, t: Token): Expression {
       break;
     case 'TRIM':
       return trim(c);
+    case 'GROUPING':
+      // grouping(a, b): a call, though GROUPING is reserved (for GROUPING SETS).
+      if (after.kind === 'symbol' && after.text === '(') return call(c);
+      break;
     case 'NORMALIZE':
     case 'JSON_ARRAY':
     case 'JSON_EXISTS':
@@ -544,7 +548,7 @@ function frameBound(c: Cursor): Expression {
   }
   const at = c.offset;
   const offset = valueExpression(c);
-  const text = offset.type === 'number' && typeof offset.value === 'number' ? String(offset.value) : c.sql.slice(at, c.peek(-1).end).trim();
+  const text = offset.type === 'number' && typeof offset.value === 'number' ? String(offset.value) : c.sql.slice(at, c.previousEnd).trim();
   if (c.acceptWord('PRECEDING')) return { type: 'number', value: `${text} PRECEDING` };
   c.expectWord('FOLLOWING', "'PRECEDING'");
   return { type: 'number', value: `${text} FOLLOWING` };

@@ -39,9 +39,6 @@ export function query(c: Cursor): SelectNode {
   });
 }
 
-/** The same as query(), named for callers that read a query where a value list could stand. */
-export const parseQueryTerm = query;
-
 /** The rest of a query whose first parenthesized operand is already parsed. */
 export function continueQuery(c: Cursor, first: SelectNode): SelectNode {
   return queryNoWith(c, first);
@@ -338,7 +335,8 @@ function relationPrimary(c: Cursor): FromItem {
   } else if (c.isWord('UNNEST') || c.isWord('LATERAL')) {
     throw c.notSupported(c.token.text.toUpperCase());
   } else item = tableName(c);
-  if (c.isWord('TABLESAMPLE')) throw c.notSupported('TABLESAMPLE');
+  if (c.isWord('TABLESAMPLE') || c.isWord('MATCH_RECOGNIZE')) throw c.notSupported(c.token.text.toUpperCase());
+  if (c.isWord('FOR') && (c.isWord('VERSION', 1) || c.isWord('TIMESTAMP', 1))) throw c.notSupported(`FOR ${c.peek().text.toUpperCase()} AS OF`);
   const name = alias(c);
   if (name !== null && c.acceptSymbol('(')) {
     const columns: string[] = [];
