@@ -185,6 +185,9 @@ describe("errors in Trino's form", () => {
       ['SELECT * FROM t MATCH_RECOGNIZE (PATTERN (a))', 'MATCH_RECOGNIZE'],
       ['SELECT * FROM t FOR VERSION AS OF 3', 'FOR VERSION AS OF'],
       ['SELECT x FROM (a JOIN b USING (k))', 'parenthesized join'],
+      ['SELECT * FROM TABLE(sequence(1, 3))', 'Table functions'],
+      ['SELECT transform(a, (x, y) -> x) FROM t', 'Lambda expression'],
+      ['SELECT f(x).field FROM t', 'Field reference'],
       ["SELECT CAST(x AS timestamp(3) with time zone) FROM t", 'TIMESTAMP WITH TIME ZONE'],
     ]) {
       const e = syntaxError(sql);

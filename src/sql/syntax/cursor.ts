@@ -61,7 +61,7 @@ export class Cursor {
   /** Whether the current token (or one ahead) is the keyword `word` (upper case). */
   isWord(word: string, ahead = 0): boolean {
     const t = ahead === 0 ? this.token : this.peek(ahead);
-    return t.kind === 'word' && t.text.toUpperCase() === word;
+    return t.keyword === word;
   }
 
   isSymbol(symbol: string, ahead = 0): boolean {
@@ -94,7 +94,7 @@ export class Cursor {
   /** An identifier: a quoted name, or a word that is not reserved. */
   isIdentifier(ahead = 0): boolean {
     const t = ahead === 0 ? this.token : this.peek(ahead);
-    return t.kind === 'quoted' || (t.kind === 'word' && !RESERVED.has(t.text.toUpperCase()));
+    return t.kind === 'quoted' || (t.kind === 'word' && !RESERVED.has(t.keyword));
   }
 
   /** The identifier's name: quoted as written, unquoted as written (the analyzer folds case). */

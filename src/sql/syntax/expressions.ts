@@ -183,6 +183,8 @@ function unary(c: Cursor): Expression {
 function postfix(c: Cursor, e: Expression): Expression {
   if (c.isSymbol('[')) throw c.notSupported('Subscript expression');
   if (c.isWord('AT') && c.isWord('TIME', 1)) throw c.notSupported('AT TIME ZONE');
+  if (c.isSymbol('->')) throw c.notSupported('Lambda expression');
+  if (c.isSymbol('.')) throw c.notSupported('Field reference');
   if (c.isSymbol('::')) throw c.fail(["'AND'", "'OR'", "','", "')'"]);
   return e;
 }
@@ -289,7 +291,7 @@ function isQueryContinuation(c: Cursor): boolean {
 const TYPED_LITERALS: Record<string, 'date' | 'timestamp' | 'time'> = { DATE: 'date', TIMESTAMP: 'timestamp', TIME: 'time' };
 
 function wordPrimary(c: Cursor, t: Token): Expression {
-  const word = t.text.toUpperCase();
+  const word = t.keyword;
   const after = c.peek();
   switch (word) {
     case 'NULL':

@@ -13,6 +13,8 @@ export interface Token {
   readonly text: string;
   /** Identifier name (quotes removed) or string value (quotes removed, `''` collapsed). */
   readonly value: string;
+  /** An unquoted word in upper case (to compare with keywords); empty for other tokens. */
+  readonly keyword: string;
   /** Offset of the first character. */
   readonly start: number;
   readonly end: number;
@@ -30,7 +32,8 @@ export function tokenize(sql: string): Token[] {
   const n = sql.length;
   let i = 0;
   const push = (kind: TokenKind, start: number, end: number, value = sql.slice(start, end)): void => {
-    tokens.push({ kind, text: sql.slice(start, end), value, start, end });
+    const text = sql.slice(start, end);
+    tokens.push({ kind, text, value, keyword: kind === 'word' ? text.toUpperCase() : '', start, end });
   };
   const quoted = (start: number, quote: string): { end: number; value: string } => {
     let value = '';
@@ -114,6 +117,6 @@ export function tokenize(sql: string): Token[] {
       i += sym.length;
     }
   }
-  tokens.push({ kind: 'eof', text: '<EOF>', value: '', start: n, end: n });
+  tokens.push({ kind: 'eof', text: '<EOF>', value: '', keyword: '', start: n, end: n });
   return tokens;
 }

@@ -227,7 +227,7 @@ function selectItem(c: Cursor): SelectItem {
 /** [AS] name, or null. */
 function alias(c: Cursor): string | null {
   if (c.acceptWord('AS')) return c.identifier().value;
-  if (c.isIdentifier() && !(c.token.kind === 'word' && NOT_ALIAS.has(c.token.text.toUpperCase()))) return c.next().value;
+  if (c.isIdentifier() && !(c.token.kind === 'word' && NOT_ALIAS.has(c.token.keyword))) return c.next().value;
   return null;
 }
 
@@ -332,6 +332,8 @@ function relationPrimary(c: Cursor): FromItem {
     } else if (isQueryStart(c, 1) || c.isSymbol('(', 1)) {
       item = { expr: subquery(c), as: null };
     } else throw c.notSupported('A parenthesized join');
+  } else if (c.isWord('TABLE') && c.isSymbol('(', 1)) {
+    throw c.notSupported('Table functions (TABLE(…))');
   } else if (c.isWord('UNNEST') || c.isWord('LATERAL')) {
     throw c.notSupported(c.token.text.toUpperCase());
   } else item = tableName(c);
