@@ -22,7 +22,8 @@ export interface Token {
 
 const SYMBOLS = ['<>', '!=', '<=', '>=', '||', '->', '=>', '::', '(', ')', ',', '.', '*', '/', '%', '+', '-', '=', '<', '>', '[', ']', '?', ';', ':', '|', '^', '{', '}'];
 
-const isIdentStart = (c: number): boolean => (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c > 127;
+const LETTER = /\p{L}/u;
+const isIdentStart = (c: number): boolean => (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || (c > 127 && LETTER.test(String.fromCharCode(c)));
 const isIdentPart = (c: number): boolean => isIdentStart(c) || (c >= 48 && c <= 57) || c === 36;
 const isDigit = (c: number): boolean => c >= 48 && c <= 57;
 
@@ -40,7 +41,7 @@ export function tokenize(sql: string): Token[] {
     let j = start + 1;
     for (;;) {
       const k = sql.indexOf(quote, j);
-      if (k < 0) throw new EngineError('SYNTAX_ERROR', `mismatched input '${sql.slice(start, start + 1)}'. Expecting: <unterminated ${quote === "'" ? 'string' : 'identifier'}>`, locationAt(sql, start));
+      if (k < 0) throw new EngineError('SYNTAX_ERROR', `Unterminated ${quote === "'" ? 'string literal' : 'quoted identifier'}: ${sql.slice(start, start + 20)}`, locationAt(sql, start));
       value += sql.slice(j, k);
       if (sql[k + 1] === quote) {
         value += quote;
@@ -61,7 +62,7 @@ export function tokenize(sql: string): Token[] {
     }
     if (c === 47 && sql.charCodeAt(i + 1) === 42) {
       const e = sql.indexOf('*/', i + 2);
-      if (e < 0) throw new EngineError('SYNTAX_ERROR', `mismatched input '/*'. Expecting: <end of comment>`, locationAt(sql, i));
+      if (e < 0) throw new EngineError('SYNTAX_ERROR', 'Unterminated comment: /* without */', locationAt(sql, i));
       i = e + 2;
       continue;
     }
