@@ -788,8 +788,6 @@ interface WindowCall {
   readonly type: SqlType;
 }
 
-const PERCENT_RANK_SENTINEL = -101;
-const CUME_DIST_SENTINEL = -102;
 const RANKING = new Set(['row_number', 'rank', 'dense_rank', 'percent_rank', 'cume_dist', 'ntile']);
 const VALUE_FUNCTIONS = new Set(['lag', 'lead', 'first_value', 'last_value', 'nth_value']);
 /** The window-only functions (aggregates also run as window functions). */
@@ -814,11 +812,7 @@ class WindowCalls implements WindowCollector {
     if (!spec) throw new EngineError('NOT_SUPPORTED', 'Named windows are not supported yet', loc(node) ?? locateName(ctx.sql, ['over']));
     const inner: BindContext = { ...bc, windows: null };
     const rawName = node.type === 'function' ? String(node.name?.name?.[0]?.value ?? '') : String(node.name ?? '');
-    let name = rawName.toLowerCase();
-    // parse.ts sends percent_rank()/cume_dist() as ntile(-101)/ntile(-102).
-    const sentinel = name === 'ntile' ? Number(node.args?.value?.[0]?.value) : NaN;
-    if (sentinel === PERCENT_RANK_SENTINEL) name = 'percent_rank';
-    else if (sentinel === CUME_DIST_SENTINEL) name = 'cume_dist';
+    const name = rawName.toLowerCase();
     const argNodes: AstNode[] = node.type === 'aggr_func' ? (node.args?.expr && node.args.expr.type !== 'star' ? [node.args.expr] : []) : (node.args?.value ?? []);
     if (node.type === 'aggr_func' && String(node.args?.distinct ?? '').toUpperCase() === 'DISTINCT') {
       throw new EngineError('NOT_SUPPORTED', 'DISTINCT in window aggregates is not supported', loc(node) ?? locateName(ctx.sql, [name]));
@@ -1210,10 +1204,6 @@ function analyzeSelect(ast: AstNode, outerCtx: AnalysisContext, outer: Scope | u
   }
   plan = project(plan, projExprs, projExprs.map((_, i) => (i < names.length ? names[i] : `$extra${i}`)));
 
-  // The dialect also parses PostgreSQL's DISTINCT ON (...), which Trino does not have.
-  if (typeof ast.distinct?.type === 'string' && ast.distinct.type !== 'DISTINCT') {
-    throw new EngineError('NOT_SUPPORTED', `${String(ast.distinct.type)} is not supported`, locateName(ctx.sql, ['distinct']));
-  }
   if (ast.distinct?.type === 'DISTINCT') plan = { kind: 'aggregate', input: plan, groupBy: plan.fields.map((_, i) => i), aggregates: [], fields: plan.fields };
   if (sortKeys.length) plan = { kind: 'sort', input: plan, keys: sortKeys, fields: plan.fields };
   const { count, offset } = limitOf(ast, ctx);

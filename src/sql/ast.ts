@@ -1,4 +1,4 @@
-// node-sql-parser's output is untyped JSON; the analyzer reads it through this one loose shape and
+// The analyzer reads the parser's tree (typed in syntax/nodes.ts) through this one loose shape and
 // validates every field it uses, so nothing untyped leaks past analysis.
 
 /* eslint-disable @typescript-eslint/no-explicit-any */

@@ -3,7 +3,6 @@
 // return placeholder column references the caller maps once it has planned them.
 
 import { AGGREGATE_NAMES } from './aggregate-names.js';
-import { FILTER_MARKER } from './trino-syntax.js';
 import {
   BIGINT,
   BOOLEAN,
@@ -139,7 +138,7 @@ export function requireBoolean(e: Expr, clause: string, node: AstNode, ctx: Anal
   }
 }
 
-/** A subquery node as node-sql-parser gives it (in any expression position). */
+/** The query of a subquery node (in any expression position). */
 export function subqueryAst(node: AstNode | null | undefined): AstNode | undefined {
   if (!node || typeof node !== 'object') return undefined;
   if (node.ast && typeof node.ast === 'object') return node.ast as AstNode;
@@ -555,13 +554,10 @@ function bindFunction(node: AstNode, bc: BindContext): Expr {
   const argNodes: AstNode[] = node.args?.value ?? (node.args?.expr ? [node.args.expr] : []);
   if (name === 'try_cast__' && argNodes.length === 1 && argNodes[0].type === 'cast') return bindCast(argNodes[0], bc, true);
   if (AGGREGATE_NAMES.has(name)) {
-    // parse.ts marks `stddev(DISTINCT x)` (which the dialect parses as a plain call) in args.distinct,
-    // and its FILTER condition arrives as a last marker argument (trino-syntax.ts aggregateFilters).
-    const last = argNodes.at(-1);
-    const filtered = last?.type === 'function' && functionName(last) === FILTER_MARKER;
-    const callArgs = filtered ? argNodes.slice(0, -1) : argNodes;
-    const args = { expr: callArgs[0] ?? { type: 'star' }, more: callArgs.slice(1), distinct: node.args?.distinct ?? null };
-    const filter = filtered ? { where: (last.args?.value ?? [])[0] } : node.filter;
+    // Aggregates other than count/sum/avg/min/max arrive as calls, with DISTINCT in args.distinct
+    // and FILTER (WHERE …) in filter.
+    const args = { expr: argNodes[0] ?? { type: 'star' }, more: argNodes.slice(1), distinct: node.args?.distinct ?? null };
+    const filter = node.filter;
     return bindAggregate({ ...node, type: 'aggr_func', name, args, filter }, bc);
   }
   if (name === 'exists') return existsAsCount(node, argNodes, bc);
@@ -648,7 +644,7 @@ function bindAggregate(node: AstNode, bc: BindContext): Expr {
     filter = filter ? { kind: 'and', args: [filter, cond], type: BOOLEAN } : cond;
     call = { name: 'count_star', args: [], type: BIGINT };
   } else if (name === 'listagg') {
-    // listagg(x, separator[, 'AD…', order keys…]): parse.ts (trino-syntax.ts) turns WITHIN GROUP
+    // listagg(x, separator[, 'AD…', order keys…]): the parser (syntax/expressions.ts) turns WITHIN GROUP
     // (ORDER BY …) into the directions and keys; separator and directions travel as constants.
     if (!argNode || argNode.type === 'star' || more.length < 1 || more.length === 2) throw new EngineError('FUNCTION_NOT_FOUND', 'listagg(x, separator) WITHIN GROUP (ORDER BY ...) takes two arguments', loc(node) ?? locateName(ctx.sql, [name]));
     const value = inner(argNode);

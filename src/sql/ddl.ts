@@ -1,14 +1,14 @@
 // Write statements: CREATE/DROP SCHEMA, CREATE TABLE (columns or AS query), INSERT, DELETE, DROP
-// TABLE. The statement's frame is recognised here by hand (Trino's grammar, which node-sql-parser's
-// postgresql dialect does not cover); the parts that are queries or expressions go through
-// node-sql-parser with every character kept in place, so locations in errors point into the
-// original text. Executed by coordinator/writes.ts.
+// TABLE. The statement's frame is recognised here by hand; the parts that are queries or
+// expressions go to the query parser (syntax/) with every character kept in place, so locations in
+// errors point into the original text. Executed by coordinator/writes.ts.
 
-import sqlParser from 'node-sql-parser';
 import { BIGINT, BOOLEAN, DATE, DOUBLE, INTEGER, REAL, SMALLINT, TIMESTAMP, TINYINT, decimal, varchar, MAX_DECIMAL_PRECISION, type SqlType } from '../data/types.js';
 import { EngineError, type SourceLocation } from '../util/engine-error.js';
 import type { AstNode } from './ast.js';
 import { IDENT, identifierText, locationAt, skipQuoted, splitQualified, splitTopLevel } from './lexical.js';
+import { parseExpressionText } from './syntax/parser.js';
+import type { SelectNode } from './syntax/nodes.js';
 
 export interface ColumnDefinition {
   readonly name: string;
@@ -58,14 +58,10 @@ export function isWriteStatement(s: { kind: string }): s is WriteStatement {
   return WRITE_KINDS.has(s.kind);
 }
 
-/** What parse.ts lends: its query parser and its syntax-error mapping. */
+/** What parse.ts lends: its query parser. */
 export interface QueryParsing {
   parseQuery(sql: string): AstNode;
-  syntaxError(sql: string, e: unknown): EngineError;
 }
-
-const parser = new sqlParser.Parser();
-const PARSE_OPTIONS = { database: 'postgresql', parseOptions: { includeLocations: true } };
 
 const QNAME = String.raw`${IDENT}(?:\s*\.\s*${IDENT})*`;
 
@@ -98,7 +94,6 @@ export function parseWriteStatement(sql: string, blank: string, parsing: QueryPa
     const name = splitLower(m[1]);
     const columns = m[2] ? splitLower(m[2]) : null;
     const rest = start + m[0].length;
-    if (/^VALUES\b/iu.test(blank.slice(rest))) return { ...base, kind: 'insert', name, columns, query: valuesQuery(sql, parsing), querySql: sql };
     if (rest >= blank.length) throw new EngineError('SYNTAX_ERROR', `mismatched input '<EOF>'. Expecting: '(', 'SELECT', 'TABLE', 'VALUES', 'WITH'`, locationAt(sql, sql.length));
     const querySql = blankPrefix(sql, rest);
     return { ...base, kind: 'insert', name, columns, query: parsing.parseQuery(querySql), querySql };
@@ -140,7 +135,7 @@ export function parseWriteStatement(sql: string, blank: string, parsing: QueryPa
       if (start + m[0].length < blank.length) throw new EngineError('SYNTAX_ERROR', `mismatched input '${firstWord(blank.slice(start + m[0].length))}'. Expecting: 'WHERE', <EOF>`, locationAt(sql, start + m[0].length));
       return { ...base, kind: 'delete', name, keep: null };
     }
-    return { ...base, kind: 'delete', name, keep: keepQuery(sql, parsing) };
+    return { ...base, kind: 'delete', name, keep: keepQuery(sql, start + m[0].length) };
   }
   return undefined;
 }
@@ -268,38 +263,29 @@ function columnType(spec: string): SqlType | 'unknown' | 'unsupported' {
   return 'unknown';
 }
 
-/** `INSERT INTO t [(cols)] VALUES ...` → `SELECT * FROM (VALUES ...)`, with the rows' own AST nodes. */
-function valuesQuery(sql: string, parsing: QueryParsing): AstNode {
-  const native = astify(sql, parsing);
-  if (native.type !== 'insert' || native.values?.type !== 'values') throw new EngineError('SYNTAX_ERROR', `mismatched input 'VALUES'`, { lineNumber: 1, columnNumber: 1 });
-  const template = astify('SELECT * FROM (VALUES (1)) AS "$values"', parsing);
-  const from = template.from[0];
-  return { ...template, from: [{ ...from, expr: { ...native.values, parentheses: true } }] };
-}
-
-/** `DELETE FROM t WHERE p` → `SELECT * FROM t WHERE NOT coalesce(p, false)`: the rows that stay. */
-function keepQuery(sql: string, parsing: QueryParsing): AstNode {
-  const native = astify(sql, parsing);
-  if (native.type !== 'delete' || !native.where) throw new EngineError('SYNTAX_ERROR', `mismatched input 'WHERE'`, { lineNumber: 1, columnNumber: 1 });
-  const template = astify('SELECT * FROM "$target" WHERE NOT coalesce(true, false)', parsing);
-  const not = template.where;
-  const call = not.expr;
-  return {
-    ...template,
-    where: { ...not, expr: { ...call, args: { ...call.args, value: [native.where, call.args.value[1]] } } },
+/** `DELETE FROM t WHERE p` → `SELECT * FROM t WHERE NOT coalesce(p, false)`: the rows that stay (the analyzer is handed the table). */
+function keepQuery(sql: string, predicateAt: number): AstNode {
+  const predicate = parseExpressionText(sql, predicateAt);
+  const keep: SelectNode = {
+    with: null,
+    type: 'select',
+    options: null,
+    distinct: { type: null },
+    columns: [{ expr: { type: 'column_ref', table: null, column: '*' }, as: null }],
+    into: { position: null },
+    from: [{ db: null, table: '$target', as: null }],
+    where: {
+      type: 'unary_expr',
+      operator: 'NOT',
+      expr: { type: 'function', name: { name: [{ type: 'default', value: 'coalesce' }] }, args: { type: 'expr_list', value: [predicate, { type: 'bool', value: false }] } },
+    },
+    groupby: null,
+    having: null,
+    orderby: null,
+    limit: { seperator: '', value: [] },
+    window: null,
   };
-}
-
-function astify(sql: string, parsing: QueryParsing): AstNode {
-  let ast: unknown;
-  try {
-    ast = parser.astify(sql, PARSE_OPTIONS);
-  } catch (e) {
-    throw parsing.syntaxError(sql, e);
-  }
-  const list = Array.isArray(ast) ? ast : [ast];
-  if (list.length !== 1) throw new EngineError('SYNTAX_ERROR', `mismatched input ';'. Expecting: <EOF>`, { lineNumber: 1, columnNumber: 1 });
-  return list[0] as AstNode;
+  return keep as unknown as AstNode;
 }
 
 /** The text with everything before `offset` blanked (newlines kept), so positions still hold. */

@@ -80,7 +80,7 @@ export function maskQuoted(sql: string): string {
 }
 
 /** The [start, end) of each comma-separated part of masked text (maskQuoted) at parenthesis depth 0. */
-export function topLevelRanges(masked: string): [number, number][] {
+function topLevelRanges(masked: string): [number, number][] {
   const ranges: [number, number][] = [];
   let depth = 0;
   let start = 0;
@@ -101,17 +101,4 @@ export function splitTopLevel(text: string): string[] {
   const ranges = topLevelRanges(maskQuoted(text));
   if (ranges.length === 1 && text.trim() === '') return [];
   return ranges.map(([start, end]) => text.slice(start, end));
-}
-
-/** Ranges [start, end) of the insides of single-quoted strings (doubled quotes included). */
-export function stringLiteralRanges(sql: string): [number, number][] {
-  const masked = maskQuoted(sql);
-  const ranges: [number, number][] = [];
-  for (let i = 0; i < sql.length; i++) {
-    if (masked[i] !== "'") continue;
-    const end = skipQuoted(sql, i, "'");
-    ranges.push([i + 1, Math.max(i + 1, end - 1)]);
-    i = end - 1;
-  }
-  return ranges;
 }

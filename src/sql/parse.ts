@@ -1,19 +1,14 @@
-// Parsing: a few Trino statements are recognised here (SHOW, DESCRIBE, USE, EXPLAIN), queries go to
-// node-sql-parser's postgresql dialect. Parsed ASTs are cached by statement text: parsing costs
-// ~0.2 ms for `SELECT 1` and ~2 ms for a TPC-H query, more than planning the small ones.
+// Parsing: a few Trino statements are recognised here (SHOW, DESCRIBE, USE, EXPLAIN), write
+// statements in ddl.ts, queries by the query parser (syntax/). Parsed ASTs are cached by statement
+// text.
 
-import sqlParser from 'node-sql-parser';
 import { EngineError, type SourceLocation } from '../util/engine-error.js';
 import type { AstNode } from './ast.js';
-import { restoreTrinoSyntax, rewriteTrinoSyntax } from './trino-syntax.js';
+import { parseQueryText } from './syntax/parser.js';
 import { IDENT, identifierText, locationAt, maskQuoted, skipQuoted, splitQualified, splitTopLevel } from './lexical.js';
 
 export { locationAt };
 import { parseWriteStatement, type WriteStatement } from './ddl.js';
-
-const parser = new sqlParser.Parser();
-// Untrimmed: AST locations are offsets into the text as given (leading blank lines included).
-const PARSE_OPTIONS = { database: 'postgresql', trimQuery: false, parseOptions: { includeLocations: true } };
 
 export type Statement =
   | { kind: 'query'; ast: AstNode; sql: string }
@@ -108,8 +103,8 @@ function parseUncached(sql: string): Statement {
   if (/^(SHOW|USE|DESCRIBE|DESC)\b/iu.test(trimmed)) {
     throw new EngineError('SYNTAX_ERROR', `mismatched input '${firstWords(trimmed)}'`, { lineNumber: 1, columnNumber: 1 });
   }
-  if (!/^(SELECT|WITH|VALUES|\()/iu.test(trimmed)) {
-    const write = /^(CREATE|INSERT|DELETE|DROP|TRUNCATE|ALTER)\b/iu.test(trimmed) ? parseWriteStatement(sql, blankComments(sql), { parseQuery, syntaxError }) : undefined;
+  if (!/^(SELECT|WITH|VALUES|TABLE|\()/iu.test(trimmed)) {
+    const write = /^(CREATE|INSERT|DELETE|DROP|TRUNCATE|ALTER)\b/iu.test(trimmed) ? parseWriteStatement(sql, blankComments(sql), { parseQuery }) : undefined;
     if (write) return write;
     const word = trimmed.split(/\s+/u)[0] ?? '';
     if (/^(CREATE|INSERT|DELETE|DROP|UPDATE|ALTER|SET|RESET|START|COMMIT|ROLLBACK|PREPARE|EXECUTE|DEALLOCATE|GRANT|REVOKE|CALL|MERGE|TRUNCATE|COMMENT|ANALYZE)$/iu.test(word)) {
@@ -179,142 +174,9 @@ function parseExplain(sql: string): Statement {
   return { kind: 'explain', analyze: Boolean(m[1]), type, statement: inner, sql };
 }
 
-/** `GROUPING SETS ((a, b), a, ())` → `grouping_sets(__gs(a, b), __gs(a), __gs())`, which the dialect parses. */
-function rewriteGroupingSets(sql: string): string {
-  const re = /\bGROUPING\s+SETS\s*\(/giu;
-  let out = '';
-  let last = 0;
-  let m: RegExpExecArray | null;
-  while ((m = re.exec(sql))) {
-    const open = m.index + m[0].length - 1;
-    let depth = 0;
-    let close = -1;
-    for (let i = open; i < sql.length; i++) {
-      if (sql[i] === '(') depth++;
-      else if (sql[i] === ')' && --depth === 0) {
-        close = i;
-        break;
-      }
-    }
-    if (close < 0) break;
-    const items: string[] = [];
-    let itemDepth = 0;
-    let start = open + 1;
-    for (let i = open + 1; i <= close; i++) {
-      const c = sql[i];
-      if (c === '(') itemDepth++;
-      else if (c === ')') itemDepth--;
-      if ((c === ',' && itemDepth === 0) || i === close) {
-        const item = sql.slice(start, i).trim();
-        start = i + 1;
-        if (item === '' && i === close && items.length === 0) continue;
-        items.push(item.startsWith('(') && item.endsWith(')') ? `__gs${item}` : `__gs(${item})`);
-      }
-    }
-    out += `${sql.slice(last, m.index)}grouping_sets(${items.join(', ')})`;
-    last = close + 1;
-    re.lastIndex = close + 1;
-  }
-  return out + sql.slice(last);
-}
-
-/** `try_cast(x AS t)` → `try_cast__(cast(x AS t))`: the dialect only knows CAST. */
-function rewriteTryCast(sql: string): string {
-  const re = /\btry_cast\s*\(/giu;
-  let m: RegExpExecArray | null;
-  let out = sql;
-  while ((m = re.exec(out))) {
-    const open = m.index + m[0].length - 1;
-    let depth = 0;
-    let close = -1;
-    for (let i = open; i < out.length; i++) {
-      if (out[i] === '(') depth++;
-      else if (out[i] === ')' && --depth === 0) {
-        close = i;
-        break;
-      }
-    }
-    if (close < 0) break;
-    out = `${out.slice(0, m.index)}try_cast__(cast${out.slice(open, close + 1)})${out.slice(close + 1)}`;
-    re.lastIndex = m.index + 'try_cast__(cast('.length;
-  }
-  return out;
-}
-
-/** Rewrites Trino syntax that the postgresql dialect lacks, keeping every character's position. */
-function rewriteForDialect(sql: string): string {
-  if (/\btry_cast\s*\(/iu.test(sql)) sql = rewriteTryCast(sql);
-  // The dialect accepts OVER only after its own window functions: percent_rank() and cume_dist()
-  // travel as ntile with a sentinel bucket count (see PERCENT_RANK_SENTINEL in analyze.ts).
-  sql = sql.replace(/\bpercent_rank\s*\(\s*\)/giu, 'ntile(-101)').replace(/\bcume_dist\s*\(\s*\)/giu, 'ntile(-102)');
-  if (/\bGROUPING\s+SETS\b/iu.test(sql)) sql = rewriteGroupingSets(sql);
-  // substring(x FROM a FOR b) -> substring(x ,    a ,   b): same length, so locations still hold.
-  return sql.replace(/\bsubstring\s*\(([^()]*?)\bFROM\b([^()]*?)(?:\bFOR\b([^()]*?))?\)/giu, (all, x: string, a: string, b?: string) => {
-    const out = all.replace(/\bFROM\b/iu, ',   ').replace(/\bFOR\b/iu, ',  ');
-    void x;
-    void a;
-    void b;
-    return out;
-  });
-}
-
-const VALUES_PREFIX = 'SELECT * FROM (';
-
 /** A query's text parsed to its SELECT tree (views are stored as text and parsed where referenced). */
 export function parseQuery(sql: string): AstNode {
-  let ast: unknown;
-  // A bare VALUES statement is a table: parse it as a derived table (errors map back to the text).
-  const bareValues = /^\s*VALUES\b/iu.test(blankComments(sql));
-  const text = bareValues ? `${VALUES_PREFIX}${sql}) AS "$values"` : sql;
-  const rewrite = rewriteTrinoSyntax(rewriteForDialect(text));
-  try {
-    ast = parser.astify(rewrite.sql, PARSE_OPTIONS);
-    restoreTrinoSyntax(ast, rewrite);
-  } catch (e) {
-    const err = e as PeggyError;
-    if (bareValues && err.location?.start) {
-      const start = err.location.start;
-      err.location = { start: { ...start, offset: Math.max(0, start.offset - VALUES_PREFIX.length), column: start.line === 1 ? Math.max(1, start.column - VALUES_PREFIX.length) : start.column } };
-    }
-    throw syntaxError(sql, e);
-  }
-  const list = Array.isArray(ast) ? ast : [ast];
-  if (list.length !== 1) {
-    throw new EngineError('SYNTAX_ERROR', `mismatched input ';'. Expecting: <EOF>`, { lineNumber: 1, columnNumber: 1 });
-  }
-  const node = list[0] as AstNode;
-  if (node.type !== 'select') {
-    throw new EngineError('NOT_SUPPORTED', `${String(node.type).toUpperCase()} statements are not supported yet`, { lineNumber: 1, columnNumber: 1 });
-  }
-  return node;
-}
-
-interface PeggyError {
-  message?: string;
-  found?: string | null;
-  expected?: { type: string; text?: string; description?: string }[];
-  location?: { start: { line: number; column: number; offset: number } };
-}
-
-function syntaxError(sql: string, e: unknown): EngineError {
-  const err = e as PeggyError;
-  const start = err.location?.start;
-  const location = start ? { lineNumber: start.line, columnNumber: start.column } : { lineNumber: 1, columnNumber: 1 };
-  const found = err.found === null || err.found === undefined ? '<EOF>' : tokenAt(sql, start?.offset ?? 0) || err.found;
-  const expected = [
-    ...new Set(
-      (err.expected ?? [])
-        .filter((x) => x.type === 'literal' && x.text && /^[A-Za-z(),*=<>+-]/u.test(x.text))
-        .map((x) => `'${(x.text ?? '').toUpperCase()}'`),
-    ),
-  ].slice(0, 12);
-  const suffix = expected.length ? `. Expecting: ${expected.join(', ')}` : '';
-  return new EngineError('SYNTAX_ERROR', `mismatched input '${found}'${suffix}`, location);
-}
-
-function tokenAt(sql: string, offset: number): string {
-  const m = sql.slice(offset).match(/^(?:[A-Za-z_][A-Za-z0-9_]*|\d+(?:\.\d+)?|'(?:[^']|'')*'|"(?:[^"]|"")*"|\S)/u);
-  return m ? m[0] : '';
+  return parseQueryText(sql) as unknown as AstNode;
 }
 
 function firstWords(s: string): string {
@@ -324,7 +186,7 @@ function firstWords(s: string): string {
 
 /**
  * Finds where an identifier (optionally qualified, e.g. `l.orderkey` or `tpch.tiny.x`) is written,
- * skipping string literals and comments; node-sql-parser gives no positions for bare names.
+ * skipping string literals and comments (for nodes the parser gives no location).
  */
 export function locateName(sql: string, parts: readonly string[], from = 0): SourceLocation | undefined {
   const wanted = parts.map((p) => p.toLowerCase());

@@ -1,25 +1,156 @@
-// Trino syntax that the postgresql dialect of node-sql-parser reads differently or not at all,
-// rewritten before parsing and put right in the parsed tree after. Every rewrite keeps the text's
-// length and the place of what follows it (error locations still hold), except the VALUES,
-// listagg and current_user rewrites, which add text and run first.
-//
-// - String literals: a backslash is an ordinary character (the dialect reads `\n` as an escape
-//   and `'\'` as unterminated), and `''` is one quote (the dialect keeps both).
-// - `sum(DISTINCT x)`: the dialect takes DISTINCT only in count(); the keyword is blanked and the
-//   parsed call at the same offset marked DISTINCT.
-// - `x IS [NOT] DISTINCT FROM y`: the dialect takes only a column on the right; the operator
-//   travels as ILIKE (same precedence; Trino has no ILIKE, which is refused before).
-// - `OFFSET n [ROWS] LIMIT m` (the dialect drops the LIMIT), `FETCH FIRST n ROWS ONLY`,
-//   `x = ANY (subquery)` / `x <> ALL (subquery)` (as IN / NOT IN), `listagg(…) WITHIN GROUP (ORDER BY …)`,
-//   `RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW | UNBOUNDED FOLLOWING` (the default frame,
-//   the ROWS form), `VALUES 1, 2` (rows of one value without parentheses), `WITH t AS (VALUES ...)`, `current_user`
-//   (the dialect parses it only as a call), `FILTER (WHERE …)` after the aggregates the dialect
-//   parses as plain calls (stddev, max_by, listagg, corr, …).
+// The query parser this engine used before its own (src/sql/syntax/): node-sql-parser's postgresql
+// dialect behind text rewrites. Kept only as the oracle of test/sql-parser.test.ts's differential check.
 
-import { EngineError } from '../util/engine-error.js';
-import { AGGREGATE_NAMES } from './aggregate-names.js';
-import type { AstNode } from './ast.js';
-import { locationAt, maskQuoted, stringLiteralRanges, topLevelRanges } from './lexical.js';
+import sqlParser from 'node-sql-parser';
+import { EngineError } from '../../src/util/engine-error.js';
+import { AGGREGATE_NAMES } from '../../src/sql/aggregate-names.js';
+import type { AstNode } from '../../src/sql/ast.js';
+import { locationAt, maskQuoted, stringLiteralRanges, topLevelRanges } from './legacy-lexical.js';
+
+const parser = new sqlParser.Parser();
+const PARSE_OPTIONS = { database: 'postgresql', trimQuery: false, parseOptions: { includeLocations: true } };
+
+function blankComments(sql: string): string {
+  return sql.replace(/--[^\n]*|\/\*[\s\S]*?\*\//gu, (c) => c.replace(/[^\n]/gu, ' '));
+}
+
+/** `GROUPING SETS ((a, b), a, ())` → `grouping_sets(__gs(a, b), __gs(a), __gs())`, which the dialect parses. */
+function rewriteGroupingSets(sql: string): string {
+  const re = /\bGROUPING\s+SETS\s*\(/giu;
+  let out = '';
+  let last = 0;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(sql))) {
+    const open = m.index + m[0].length - 1;
+    let depth = 0;
+    let close = -1;
+    for (let i = open; i < sql.length; i++) {
+      if (sql[i] === '(') depth++;
+      else if (sql[i] === ')' && --depth === 0) {
+        close = i;
+        break;
+      }
+    }
+    if (close < 0) break;
+    const items: string[] = [];
+    let itemDepth = 0;
+    let start = open + 1;
+    for (let i = open + 1; i <= close; i++) {
+      const c = sql[i];
+      if (c === '(') itemDepth++;
+      else if (c === ')') itemDepth--;
+      if ((c === ',' && itemDepth === 0) || i === close) {
+        const item = sql.slice(start, i).trim();
+        start = i + 1;
+        if (item === '' && i === close && items.length === 0) continue;
+        items.push(item.startsWith('(') && item.endsWith(')') ? `__gs${item}` : `__gs(${item})`);
+      }
+    }
+    out += `${sql.slice(last, m.index)}grouping_sets(${items.join(', ')})`;
+    last = close + 1;
+    re.lastIndex = close + 1;
+  }
+  return out + sql.slice(last);
+}
+
+/** `try_cast(x AS t)` → `try_cast__(cast(x AS t))`: the dialect only knows CAST. */
+function rewriteTryCast(sql: string): string {
+  const re = /\btry_cast\s*\(/giu;
+  let m: RegExpExecArray | null;
+  let out = sql;
+  while ((m = re.exec(out))) {
+    const open = m.index + m[0].length - 1;
+    let depth = 0;
+    let close = -1;
+    for (let i = open; i < out.length; i++) {
+      if (out[i] === '(') depth++;
+      else if (out[i] === ')' && --depth === 0) {
+        close = i;
+        break;
+      }
+    }
+    if (close < 0) break;
+    out = `${out.slice(0, m.index)}try_cast__(cast${out.slice(open, close + 1)})${out.slice(close + 1)}`;
+    re.lastIndex = m.index + 'try_cast__(cast('.length;
+  }
+  return out;
+}
+
+/** Rewrites Trino syntax that the postgresql dialect lacks, keeping every character's position. */
+function rewriteForDialect(sql: string): string {
+  if (/\btry_cast\s*\(/iu.test(sql)) sql = rewriteTryCast(sql);
+  // The dialect accepts OVER only after its own window functions: percent_rank() and cume_dist()
+  // travel as ntile with a sentinel bucket count (see PERCENT_RANK_SENTINEL in analyze.ts).
+  sql = sql.replace(/\bpercent_rank\s*\(\s*\)/giu, 'ntile(-101)').replace(/\bcume_dist\s*\(\s*\)/giu, 'ntile(-102)');
+  if (/\bGROUPING\s+SETS\b/iu.test(sql)) sql = rewriteGroupingSets(sql);
+  // substring(x FROM a FOR b) -> substring(x ,    a ,   b): same length, so locations still hold.
+  return sql.replace(/\bsubstring\s*\(([^()]*?)\bFROM\b([^()]*?)(?:\bFOR\b([^()]*?))?\)/giu, (all, x: string, a: string, b?: string) => {
+    const out = all.replace(/\bFROM\b/iu, ',   ').replace(/\bFOR\b/iu, ',  ');
+    void x;
+    void a;
+    void b;
+    return out;
+  });
+}
+
+const VALUES_PREFIX = 'SELECT * FROM (';
+
+/** A query's text parsed to its SELECT tree (views are stored as text and parsed where referenced). */
+export function legacyParseQuery(sql: string): AstNode {
+  let ast: unknown;
+  // A bare VALUES statement is a table: parse it as a derived table (errors map back to the text).
+  const bareValues = /^\s*VALUES\b/iu.test(blankComments(sql));
+  const text = bareValues ? `${VALUES_PREFIX}${sql}) AS "$values"` : sql;
+  const rewrite = rewriteTrinoSyntax(rewriteForDialect(text));
+  try {
+    ast = parser.astify(rewrite.sql, PARSE_OPTIONS);
+    restoreTrinoSyntax(ast, rewrite);
+  } catch (e) {
+    const err = e as PeggyError;
+    if (bareValues && err.location?.start) {
+      const start = err.location.start;
+      err.location = { start: { ...start, offset: Math.max(0, start.offset - VALUES_PREFIX.length), column: start.line === 1 ? Math.max(1, start.column - VALUES_PREFIX.length) : start.column } };
+    }
+    throw syntaxError(sql, e);
+  }
+  const list = Array.isArray(ast) ? ast : [ast];
+  if (list.length !== 1) {
+    throw new EngineError('SYNTAX_ERROR', `mismatched input ';'. Expecting: <EOF>`, { lineNumber: 1, columnNumber: 1 });
+  }
+  const node = list[0] as AstNode;
+  if (node.type !== 'select') {
+    throw new EngineError('NOT_SUPPORTED', `${String(node.type).toUpperCase()} statements are not supported yet`, { lineNumber: 1, columnNumber: 1 });
+  }
+  return node;
+}
+
+interface PeggyError {
+  message?: string;
+  found?: string | null;
+  expected?: { type: string; text?: string; description?: string }[];
+  location?: { start: { line: number; column: number; offset: number } };
+}
+
+function syntaxError(sql: string, e: unknown): EngineError {
+  const err = e as PeggyError;
+  const start = err.location?.start;
+  const location = start ? { lineNumber: start.line, columnNumber: start.column } : { lineNumber: 1, columnNumber: 1 };
+  const found = err.found === null || err.found === undefined ? '<EOF>' : tokenAt(sql, start?.offset ?? 0) || err.found;
+  const expected = [
+    ...new Set(
+      (err.expected ?? [])
+        .filter((x) => x.type === 'literal' && x.text && /^[A-Za-z(),*=<>+-]/u.test(x.text))
+        .map((x) => `'${(x.text ?? '').toUpperCase()}'`),
+    ),
+  ].slice(0, 12);
+  const suffix = expected.length ? `. Expecting: ${expected.join(', ')}` : '';
+  return new EngineError('SYNTAX_ERROR', `mismatched input '${found}'${suffix}`, location);
+}
+
+function tokenAt(sql: string, offset: number): string {
+  const m = sql.slice(offset).match(/^(?:[A-Za-z_][A-Za-z0-9_]*|\d+(?:\.\d+)?|'(?:[^']|'')*'|"(?:[^"]|"")*"|\S)/u);
+  return m ? m[0] : '';
+}
 
 /** Stands for a backslash inside string literals while the dialect parses them. */
 const BACKSLASH = '\uE000';
