@@ -1,6 +1,7 @@
 // Helpers that generated kernels call through their `rt` parameter: string decoding, LIKE matchers,
 // casts, date math and errors. Per-kernel constants (types, sets, regexes) live in `consts`.
 
+import { RE2, type RE2ExecArray } from '@adguard/re2-wasm';
 import type { DictionaryColumn, VarcharColumn } from '../../data/page.js';
 import { readUtf8, utf8At, utf8View } from '../../data/page.js';
 import {
@@ -38,22 +39,55 @@ function fail(name: ErrorName, message: string): never {
   throw new EngineError(name, message);
 }
 
-/** SQL LIKE pattern to a RegExp (`%` any run, `_` one character, with an optional escape). */
-export function likeToRegExp(pattern: string, escape: string | null): RegExp {
+/** One `%`-free piece of a LIKE pattern: code points, `null` for `_` (any one code point). */
+type LikeSegment = (string | null)[];
+
+/** A LIKE pattern cut at its `%`s (with an optional escape): the segments between them, in order. */
+function likeSegments(pattern: string, escape: string | null): LikeSegment[] {
   if (escape !== null && [...escape].length !== 1) fail('INVALID_FUNCTION_ARGUMENT', 'Escape string must be a single character');
-  let re = '^';
+  const segments: LikeSegment[] = [[]];
   const chars = [...pattern];
   for (let i = 0; i < chars.length; i++) {
     const c = chars[i];
     if (escape !== null && c === escape) {
       const next = chars[++i];
       if (next === undefined || (next !== '%' && next !== '_' && next !== escape)) fail('INVALID_FUNCTION_ARGUMENT', 'Escape character must be followed by \'%\', \'_\' or the escape character itself');
-      re += next.replace(/[.*+?^${}()|[\]\\/]/gu, '\\$&');
-    } else if (c === '%') re += '[\\s\\S]*';
-    else if (c === '_') re += '[\\s\\S]';
-    else re += c.replace(/[.*+?^${}()|[\]\\/]/gu, '\\$&');
+      segments[segments.length - 1].push(next);
+    } else if (c === '%') segments.push([]);
+    else segments[segments.length - 1].push(c === '_' ? null : c);
   }
-  return new RegExp(`${re}$`, 'u');
+  return segments;
+}
+
+function segmentAt(s: readonly string[], at: number, segment: LikeSegment): boolean {
+  if (at + segment.length > s.length) return false;
+  for (let k = 0; k < segment.length; k++) if (segment[k] !== null && segment[k] !== s[at + k]) return false;
+  return true;
+}
+
+/**
+ * A general LIKE matcher without backtracking: the first segment anchored at the start, the last
+ * at the end, each middle one at its leftmost place after the previous (leftmost is never worse),
+ * so a value costs at most its length times the pattern's.
+ */
+function segmentsMatcher(segments: readonly LikeSegment[]): (s: string) => boolean {
+  return (text) => {
+    const s = [...text];
+    const first = segments[0];
+    if (segments.length === 1) return s.length === first.length && segmentAt(s, 0, first);
+    const last = segments[segments.length - 1];
+    if (s.length < first.length + last.length || !segmentAt(s, 0, first) || !segmentAt(s, s.length - last.length, last)) return false;
+    let pos = first.length;
+    const end = s.length - last.length;
+    for (let i = 1; i < segments.length - 1; i++) {
+      const segment = segments[i];
+      let at = pos;
+      while (at + segment.length <= end && !segmentAt(s, at, segment)) at++;
+      if (at + segment.length > end) return false;
+      pos = at + segment.length;
+    }
+    return true;
+  };
 }
 
 /** A fast matcher for a constant LIKE pattern: plain prefix/suffix/contains checks where possible. */
@@ -83,8 +117,7 @@ export function likeMatcher(pattern: string, escape: string | null): (s: string)
       return s.length - last.length >= pos && s.endsWith(last);
     };
   }
-  const re = likeToRegExp(pattern, escape);
-  return (s) => re.test(s);
+  return segmentsMatcher(likeSegments(pattern, escape));
 }
 
 /**
@@ -377,19 +410,23 @@ function trimSpaces(s: string, left: boolean, right: boolean): string {
   return s.slice(a, b);
 }
 
-const regexCache = new Map<string, RegExp>();
+const regexCache = new Map<string, RE2>();
 
 function regexpLike(s: string, pattern: string): boolean {
   return regex(pattern, 'u').test(s);
 }
 
-/** A cached regular expression (Trino's are Java's; the common syntax is the same). */
-function regex(pattern: string, flags: string): RegExp {
+/**
+ * A cached regular expression, run by RE2 (as Trino's re2j option): linear in the input whatever
+ * the pattern, so no pattern can hold a thread (JavaScript's backtracking engine takes exponential
+ * time on `(a+)+$`). RE2 refuses what needs backtracking (back-references, look-around).
+ */
+function regex(pattern: string, flags: string): RE2 {
   const key = `${flags}/${pattern}`;
   let re = regexCache.get(key);
   if (!re) {
     try {
-      re = new RegExp(pattern, flags);
+      re = new RE2(pattern, flags);
     } catch (e) {
       fail('INVALID_FUNCTION_ARGUMENT', (e as Error).message);
     }
@@ -413,7 +450,7 @@ function regexpExtract(s: string, pattern: string, group: number): string | null
   let groups = groupCounts.get(pattern);
   if (groups === undefined) {
     // An alternative that matches the empty string shows how many groups the pattern has.
-    groups = (new RegExp(`(?:${pattern})|`, 'u').exec('') as RegExpExecArray).length - 1;
+    groups = (regex(`(?:${pattern})|`, 'u').exec('') as RE2ExecArray).length - 1;
     if (groupCounts.size > 1000) groupCounts.clear();
     groupCounts.set(pattern, groups);
   }
