@@ -133,9 +133,31 @@ function totalRows(splits: readonly Split[]): number {
   return rows;
 }
 
-/** Whether a split runs on the coordinator's thread: pages already in memory, few rows. */
-function runsInline(split: Split): boolean {
-  return split.kind === 'pages' && split.rows <= INLINE_SCAN_ROWS;
+/**
+ * The most rows a fragment's operators can make of one input row: a join walks up to its build's
+ * longest chain per probe row (the whole build for a cross join), grouping sets repeat each row.
+ */
+function rowGrowth(fragment: FragmentSpec, joins: Joins): number {
+  let growth = 1;
+  for (const op of fragment.operators) {
+    if (op.op === 'hashJoin') growth *= Math.max(1, joins[op.joinId]?.maxChain ?? Infinity);
+    else if (op.op === 'groupId') growth *= op.sets.length;
+  }
+  return growth;
+}
+
+/**
+ * Whether a driver over `rows` input rows may run on the coordinator's thread, which also serves
+ * HTTP: bounded by the rows its operators can produce, not only by those it reads (a few hundred
+ * rows cross-joined with a few thousand would hold every request up).
+ */
+function smallWork(fragment: FragmentSpec, rows: number, joins: Joins, limit = INLINE_MAX_ROWS): boolean {
+  return rows * rowGrowth(fragment, joins) <= limit;
+}
+
+/** Whether a split runs on the coordinator's thread: pages already in memory, little work. */
+function runsInline(split: Split, fragment: FragmentSpec, joins: Joins): boolean {
+  return split.kind === 'pages' && smallWork(fragment, split.rows, joins, INLINE_SCAN_ROWS);
 }
 
 /**
@@ -143,8 +165,8 @@ function runsInline(split: Split): boolean {
  * then they run in one turn, without awaits; more rows go one driver at a time, yielding between
  * drivers and pausing while the output buffer is full.
  */
-function fewInlineRows(splits: readonly Split[]): boolean {
-  return splits.every((split) => split.kind === 'pages') && totalRows(splits) <= INLINE_SCAN_ROWS;
+function fewInlineRows(splits: readonly Split[], fragment: FragmentSpec, joins: Joins): boolean {
+  return splits.every((split) => split.kind === 'pages') && smallWork(fragment, totalRows(splits), joins, INLINE_SCAN_ROWS);
 }
 
 /** Rows a fragment's trailing LIMIT lets through the whole task (not each driver); Infinity without one. */
@@ -427,7 +449,7 @@ export class QueryExecution {
     task.queuedDrivers = splits.length;
     task.noMoreSplits = true;
     task.setState('RUNNING');
-    if (fewInlineRows(splits)) this.runInlineSplits(stage, task, splits, joins);
+    if (fewInlineRows(splits, stage.fragment, joins)) this.runInlineSplits(stage, task, splits, joins);
     else if (claimsSplits(stage.fragment, splits, this.ctx.pool.threads)) await this.runClaimedSplits(stage, task, splits, joins);
     else await this.runSplitsOneByOne(stage, task, splits, joins);
     // Splits skipped because a LIMIT was satisfied count as completed.
@@ -503,7 +525,7 @@ export class QueryExecution {
         task.queuedDrivers--;
         task.runningDrivers++;
         try {
-          const result = await this.runDriver({ kind: 'driver', fragment, split, joins }, runsInline(split));
+          const result = await this.runDriver({ kind: 'driver', fragment, split, joins }, runsInline(split, fragment, joins));
           fragment = adaptPartialAggregation(fragment, result);
           remaining = this.acceptDriver(task, result, remaining);
         } finally {
@@ -591,7 +613,7 @@ export class QueryExecution {
       columns: u.inputTypes.map((type, c) => (c < u.leftWidth ? gatherColumn(table.page.columns[c], sel, count) : nullColumn(type, count))),
     };
     const tail: FragmentSpec = { ...stage.fragment, source: { kind: 'exchange', stages: [] }, inputTypes: u.inputTypes, operators: stage.fragment.operators.slice(u.fromOperator) };
-    const result = await this.runDriver({ kind: 'driver', fragment: tail, pages: [page], joins }, count <= INLINE_MAX_ROWS);
+    const result = await this.runDriver({ kind: 'driver', fragment: tail, pages: [page], joins }, smallWork(tail, count, joins));
     if (this.stopped) return;
     for (const p of result.pages) task.outputBuffer.enqueue(p);
     this.checkMemory();
@@ -647,7 +669,7 @@ export class QueryExecution {
       task.totalDrivers = drivers;
       task.queuedDrivers = 0;
       task.runningDrivers = drivers;
-      const result = partitioned ? await this.runPartitioned(partitioned, pages, joins) : await this.runDriver({ kind: 'driver', fragment, pages, joins }, rows <= INLINE_MAX_ROWS);
+      const result = partitioned ? await this.runPartitioned(partitioned, pages, joins) : await this.runDriver({ kind: 'driver', fragment, pages, joins }, smallWork(fragment, rows, joins));
       task.recordDriver(result);
       for (const page of result.pages) task.outputBuffer.enqueue(page);
       this.checkMemory();
@@ -667,7 +689,7 @@ export class QueryExecution {
     if (!stage.tail) return combinePartitioned(stage, parts, null);
     const middle = parts.flatMap((p) => p.pages);
     const rows = middle.reduce((n, p) => n + p.length, 0);
-    const tail = await this.runDriver({ kind: 'driver', fragment: stage.tail, pages: middle, joins }, rows <= INLINE_MAX_ROWS);
+    const tail = await this.runDriver({ kind: 'driver', fragment: stage.tail, pages: middle, joins }, smallWork(stage.tail, rows, joins));
     return combinePartitioned(stage, parts, tail);
   }
 
@@ -703,7 +725,7 @@ export class QueryExecution {
       // A batch of several pages is shared among the pool's threads (Q21's probe of 157k
       // exchanged lineitems into 730k orders ran on one); results are taken in batch order.
       const batches = rows <= INLINE_MAX_ROWS ? [pages] : splitPages(pages, rows, this.ctx.pool.threads);
-      const results = await Promise.all(batches.map((batch) => this.runDriver({ kind: 'driver', fragment: prefix, pages: batch, joins }, rows <= INLINE_MAX_ROWS)));
+      const results = await Promise.all(batches.map((batch) => this.runDriver({ kind: 'driver', fragment: prefix, pages: batch, joins }, smallWork(prefix, rows, joins))));
       for (const result of results) {
         task.recordDriver(result);
         for (const p of result.pages) {
