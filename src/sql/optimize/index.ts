@@ -2,6 +2,7 @@
 // `disabled_rules` session property, analyzeQuery's `disabledRules`) to compare plans.
 
 import type { PlanNode } from '../plan.js';
+import { pruneEmptyRelations } from './empty-relations.js';
 import { distinctToGroupBy } from './distinct-to-group-by.js';
 import { foldConstants } from './fold-constants.js';
 import { mergeProjectWithValues } from './merge-project-with-values.js';
@@ -12,6 +13,8 @@ import { semiJoinsFromJoins } from './semi-joins-from-joins.js';
 
 export const RULES: readonly { readonly name: string; readonly apply: (plan: PlanNode) => PlanNode }[] = [
   { name: 'fold_constants', apply: foldConstants },
+  // After folding: a predicate folded to false or NULL empties its relation.
+  { name: 'prune_empty_relations', apply: pruneEmptyRelations },
   // After folding: the projections it turned into literals merge into their VALUES rows.
   { name: 'merge_project_with_values', apply: mergeProjectWithValues },
   // Before reduce_group_keys: the GROUP BY it adds may then be reduced too.
