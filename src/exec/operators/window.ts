@@ -1,8 +1,7 @@
 // Window functions: gathers its input, and for each function sorts row indices by (partition keys,
 // order keys), walks the partitions and computes one value per row — ranking, offsets (lag/lead),
-// first/last/nth value and aggregates over ROWS or RANGE frames (running and whole-partition
-// frames in one pass, sliding frames with prefix sums or a scan). Output: the input rows with one
-// column appended per function.
+// first/last/nth value and aggregates over ROWS or RANGE frames (in time linear or n log n in the
+// partition: window-frames.ts). Output: the input rows with one column appended per function.
 
 import type { Column, Page } from '../../data/page.js';
 import type { SqlType } from '../../data/types.js';
@@ -13,6 +12,7 @@ import { concatPages } from '../concat.js';
 import { emptyOperatorStats, nowNanos, recordInput, recordOutput, type OperatorStats } from '../metrics.js';
 import type { WindowFunctionSpec } from '../specs.js';
 import { sortedIndices } from '../sort-ranks.js';
+import { frameExtremes, frameSums } from './window-frames.js';
 import type { Operator, PageSink } from './operator.js';
 
 type Values = { nums: Float64Array | null; strs: string[] | null; nulls: Uint8Array | null };
@@ -211,62 +211,26 @@ export class WindowOperator implements Operator {
       }
       return;
     }
-    // Aggregates over the frame. Prefix sums make sum/count/avg O(1) per row for any frame.
-    const prefixSum = new Float64Array(size + 1);
-    const prefixCount = new Float64Array(size + 1);
-    for (let k = ps; k < pe; k++) {
-      const v = name === 'count_star' ? 1 : arg.strs ? ((arg.nulls === null || arg.nulls[perm[k]] === 0) ? 0 : null) : valueAt(k);
-      const present = name === 'count_star' || v !== null;
-      prefixSum[k - ps + 1] = prefixSum[k - ps] + (present && typeof v === 'number' ? v : 0);
-      prefixCount[k - ps + 1] = prefixCount[k - ps] + (present ? 1 : 0);
+    // Aggregates over the frame (window-frames.ts): linear or n log n in the partition.
+    const starts = new Int32Array(size);
+    const ends = new Int32Array(size);
+    for (let i = ps; i < pe; i++) [starts[i - ps], ends[i - ps]] = frameOf(i);
+    const input = { perm, nums: arg.nums, strs: arg.strs, nulls: arg.nulls };
+    if (name === 'min' || name === 'max') {
+      const best = frameExtremes(name, input, ps, pe, starts, ends);
+      for (let i = ps; i < pe; i++) set(perm[i], best[i - ps] < 0 ? null : best[i - ps]);
+      return;
     }
+    if (name !== 'count' && name !== 'count_star' && name !== 'sum' && name !== 'avg') throw new Error(`unknown window function ${name}`);
+    const { sums, counts } = frameSums(input, name === 'count_star', ps, pe, starts, ends, f.frame.start.kind === 'unboundedPreceding');
     for (let i = ps; i < pe; i++) {
-      const [a, b] = frameOf(i);
       const row = perm[i];
-      if (a > b) {
-        if (name === 'count' || name === 'count_star') out[row] = 0;
-        else outNulls[row] = 1;
-        continue;
-      }
-      const count = prefixCount[b - ps + 1] - prefixCount[a - ps];
-      const sum = prefixSum[b - ps + 1] - prefixSum[a - ps];
-      switch (name) {
-        case 'count':
-        case 'count_star':
-          out[row] = count;
-          break;
-        case 'sum':
-          if (count === 0) outNulls[row] = 1;
-          else out[row] = sum;
-          break;
-        case 'avg':
-          if (count === 0) outNulls[row] = 1;
-          else out[row] = f.type.id === 'decimal' ? roundHalfUp(sum / count) : sum / count;
-          break;
-        case 'min':
-        case 'max': {
-          let best: number | null = null;
-          let bestRow = -1;
-          for (let k = a; k <= b; k++) {
-            const r = perm[k];
-            if (arg.nulls !== null && arg.nulls[r] === 1) continue;
-            if (arg.strs) {
-              const s = arg.strs[r];
-              if (bestRow < 0 || (name === 'min' ? s < arg.strs[bestRow] : s > arg.strs[bestRow])) bestRow = r;
-            } else {
-              const v = (arg.nums as Float64Array)[r];
-              if (best === null || (name === 'min' ? v < best : v > best)) {
-                best = v;
-                bestRow = r;
-              }
-            }
-          }
-          set(row, bestRow < 0 ? null : bestRow);
-          break;
-        }
-        default:
-          throw new Error(`unknown window function ${name}`);
-      }
+      const count = counts[i - ps];
+      const sum = sums[i - ps];
+      if (name === 'count' || name === 'count_star') out[row] = count;
+      else if (count === 0) outNulls[row] = 1;
+      else if (name === 'sum') out[row] = sum;
+      else out[row] = f.type.id === 'decimal' ? roundHalfUp(sum / count) : sum / count;
     }
   }
 }
