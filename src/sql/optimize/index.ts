@@ -5,6 +5,7 @@ import type { PlanNode } from '../plan.js';
 import { pruneEmptyRelations } from './empty-relations.js';
 import { distinctToGroupBy } from './distinct-to-group-by.js';
 import { foldConstants } from './fold-constants.js';
+import { limitExistenceChecks } from './limit-existence-checks.js';
 import { mergeProjectWithValues } from './merge-project-with-values.js';
 import { reduceGroupKeys } from './group-key-dependencies.js';
 import { pruneColumns } from './prune-columns.js';
@@ -25,6 +26,7 @@ export const RULES: readonly { readonly name: string; readonly apply: (plan: Pla
   { name: 'prune_columns', apply: pruneColumns },
   // After pruning: the join a semi join reuses must read every column either needs.
   { name: 'semi_joins_from_joins', apply: semiJoinsFromJoins },
+  { name: 'limit_existence_checks', apply: limitExistenceChecks },
 ];
 
 /** Every rule a session may switch off (`disabled_rules`): the optimizer's and the analyzer's own. */
