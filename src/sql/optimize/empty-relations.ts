@@ -45,9 +45,12 @@ export function pruneEmptyRelations(plan: PlanNode): PlanNode {
       }
       case 'limit':
         return isEmptyRelation(node.input) || node.count === 0 ? emptyRelation(node.fields) : node;
-      case 'aggregate':
-        // A global aggregation over no rows still gives its one row (count 0, sum NULL).
-        return isEmptyRelation(node.input) && node.groupBy.length > 0 ? emptyRelation(node.fields) : node;
+      case 'aggregate': {
+        // A global aggregation over no rows still gives its one row (count 0, sum NULL), and so
+        // does each empty grouping set, which an aggregation node may list (globalGroupIds).
+        const emptySets = (node as { readonly globalGroupIds?: readonly number[] }).globalGroupIds ?? [];
+        return isEmptyRelation(node.input) && node.groupBy.length > 0 && emptySets.length === 0 ? emptyRelation(node.fields) : node;
+      }
       case 'union': {
         const inputs = node.inputs.filter((i) => !isEmptyRelation(i));
         if (inputs.length === 0) return emptyRelation(node.fields);
