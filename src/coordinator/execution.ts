@@ -196,6 +196,8 @@ export class QueryExecution {
   /** Consumer (`stage:childIndex` or `join id`) → its reader of the producer's buffer. */
   private readonly readerOf: ReadonlyMap<string, number>;
   private joinBytes = 0;
+  /** Tasks by stage id (created on first use): a plan may have thousands of stages (UNION ALL arms). */
+  private taskByStage: Map<number, SqlTask> | undefined;
 
   constructor(
     readonly queryId: string,
@@ -214,7 +216,7 @@ export class QueryExecution {
   }
 
   task(stageId: number): SqlTask {
-    return this.tasks.find((t) => t.stageId === stageId) as SqlTask;
+    return (this.taskByStage ??= new Map(this.tasks.map((t) => [t.stageId, t]))).get(stageId) as SqlTask;
   }
 
   /** Resolves once every task has finished: run, and its output read to the end (or dropped). */
@@ -552,7 +554,9 @@ export class QueryExecution {
       try {
         const result = runPipeline(fragment, inlinePages({ kind: 'driver', fragment, split, joins }), joins);
         fragment = adaptPartialAggregation(fragment, result);
-        remaining = this.acceptDriver(task, result, remaining);
+        // Not summed over every task per driver here (the rows are few and in memory already):
+        // thousands of one-row stages made that quadratic.
+        remaining = this.acceptDriver(task, result, remaining, false);
       } finally {
         task.runningDrivers--;
         task.completedDrivers++;
@@ -566,7 +570,7 @@ export class QueryExecution {
   }
 
   /** Records a driver and queues its pages, at most `remaining` rows of them; returns what remains. */
-  private acceptDriver(task: SqlTask, result: DriverResult, remaining: number): number {
+  private acceptDriver(task: SqlTask, result: DriverResult, remaining: number, checkMemory = true): number {
     task.recordDriver(result);
     for (const page of result.pages) {
       if (remaining <= 0) break;
@@ -574,7 +578,7 @@ export class QueryExecution {
       remaining -= kept.length;
       task.outputBuffer.enqueue(kept);
     }
-    this.checkMemory();
+    if (checkMemory) this.checkMemory();
     return remaining;
   }
 

@@ -7,6 +7,7 @@ import { distinctToGroupBy } from './distinct-to-group-by.js';
 import { foldConstants } from './fold-constants.js';
 import { limitExistenceChecks } from './limit-existence-checks.js';
 import { mergeProjectWithValues } from './merge-project-with-values.js';
+import { mergeUnionValues } from './merge-union-values.js';
 import { reduceGroupKeys } from './group-key-dependencies.js';
 import { pruneColumns } from './prune-columns.js';
 import { rollUpAggregations } from './roll-up-aggregations.js';
@@ -18,6 +19,7 @@ export const RULES: readonly { readonly name: string; readonly apply: (plan: Pla
   { name: 'prune_empty_relations', apply: pruneEmptyRelations },
   // After folding: the projections it turned into literals merge into their VALUES rows.
   { name: 'merge_project_with_values', apply: mergeProjectWithValues },
+  { name: 'merge_union_values', apply: mergeUnionValues },
   // Before reduce_group_keys: the GROUP BY it adds may then be reduced too.
   { name: 'distinct_to_group_by', apply: distinctToGroupBy },
   { name: 'reduce_group_keys', apply: reduceGroupKeys },
