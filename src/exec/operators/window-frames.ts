@@ -19,16 +19,8 @@ export interface FrameInput {
  * number (as ORDER BY and the min/max aggregates do).
  */
 export function frameExtremes(kind: 'min' | 'max', input: FrameInput, ps: number, pe: number, starts: Int32Array, ends: Int32Array): Int32Array {
-  const { perm, nums, strs, nulls } = input;
-  const max = kind === 'max';
-  /** Whether row x's value beats row y's (strictly): then y can never be the answer while x is in the frame. */
-  const beats = (x: number, y: number): boolean => {
-    if (strs) return max ? strs[x] > strs[y] : strs[x] < strs[y];
-    const vx = (nums as Float64Array)[x];
-    const vy = (nums as Float64Array)[y];
-    if (max) return vx > vy || (vx !== vx && vy === vy);
-    return vx < vy || (vy !== vy && vx === vx);
-  };
+  const { perm, nulls } = input;
+  const beats = comparator(kind, input);
   const size = pe - ps;
   const result = new Int32Array(size);
   // Candidate positions, their values strictly worsening from head to tail.
@@ -49,6 +41,46 @@ export function frameExtremes(kind: 'min' | 'max', input: FrameInput, ps: number
     result[i] = a <= b && tail > head ? perm[queue[head]] : -1;
   }
   return result;
+}
+
+/** Whether row x's value beats row y's (strictly): then y can never be the answer while x is in the frame. */
+function comparator(kind: 'min' | 'max', { nums, strs }: FrameInput): (x: number, y: number) => boolean {
+  const max = kind === 'max';
+  return (x, y) => {
+    if (strs) return max ? strs[x] > strs[y] : strs[x] < strs[y];
+    const vx = (nums as Float64Array)[x];
+    const vy = (nums as Float64Array)[y];
+    if (max) return vx > vy || (vx !== vx && vy === vy);
+    return vx < vy || (vy !== vy && vx === vx);
+  };
+}
+
+/** The row holding the min or max of a whole partition (one frame for all its rows), -1 when all are NULL. */
+export function partitionExtreme(kind: 'min' | 'max', input: FrameInput, ps: number, pe: number): number {
+  const { perm, nulls } = input;
+  const beats = comparator(kind, input);
+  let best = -1;
+  for (let k = ps; k < pe; k++) {
+    const row = perm[k];
+    if (nulls !== null && nulls[row] === 1) continue;
+    if (best < 0 || beats(row, best)) best = row;
+  }
+  return best;
+}
+
+/** The sum and count of a whole partition's non-NULL values (count_star: of its rows), added in row order. */
+export function partitionSum(input: FrameInput, countStar: boolean, ps: number, pe: number): { sum: number; count: number } {
+  const { perm, nums, nulls } = input;
+  if (countStar) return { sum: 0, count: pe - ps };
+  let sum = 0;
+  let count = 0;
+  for (let k = ps; k < pe; k++) {
+    const row = perm[k];
+    if (nulls !== null && nulls[row] === 1) continue;
+    if (nums !== null) sum += nums[row];
+    count++;
+  }
+  return { sum, count };
 }
 
 /**
