@@ -133,9 +133,31 @@ function totalRows(splits: readonly Split[]): number {
   return rows;
 }
 
-/** Whether a split runs on the coordinator's thread: pages already in memory, few rows. */
-function runsInline(split: Split): boolean {
-  return split.kind === 'pages' && split.rows <= INLINE_SCAN_ROWS;
+/**
+ * The most rows a fragment's operators can make of one input row: a join walks up to its build's
+ * longest chain per probe row (the whole build for a cross join), grouping sets repeat each row.
+ */
+function rowGrowth(fragment: FragmentSpec, joins: Joins): number {
+  let growth = 1;
+  for (const op of fragment.operators) {
+    if (op.op === 'hashJoin') growth *= Math.max(1, joins[op.joinId]?.maxChain ?? Infinity);
+    else if (op.op === 'groupId') growth *= op.sets.length;
+  }
+  return growth;
+}
+
+/**
+ * Whether a driver over `rows` input rows may run on the coordinator's thread, which also serves
+ * HTTP: bounded by the rows its operators can produce, not only by those it reads (a few hundred
+ * rows cross-joined with a few thousand would hold every request up).
+ */
+function smallWork(fragment: FragmentSpec, rows: number, joins: Joins, limit = INLINE_MAX_ROWS): boolean {
+  return rows * rowGrowth(fragment, joins) <= limit;
+}
+
+/** Whether a split runs on the coordinator's thread: pages already in memory, little work. */
+function runsInline(split: Split, fragment: FragmentSpec, joins: Joins): boolean {
+  return split.kind === 'pages' && smallWork(fragment, split.rows, joins, INLINE_SCAN_ROWS);
 }
 
 /**
@@ -143,8 +165,8 @@ function runsInline(split: Split): boolean {
  * then they run in one turn, without awaits; more rows go one driver at a time, yielding between
  * drivers and pausing while the output buffer is full.
  */
-function fewInlineRows(splits: readonly Split[]): boolean {
-  return splits.every((split) => split.kind === 'pages') && totalRows(splits) <= INLINE_SCAN_ROWS;
+function fewInlineRows(splits: readonly Split[], fragment: FragmentSpec, joins: Joins): boolean {
+  return splits.every((split) => split.kind === 'pages') && smallWork(fragment, totalRows(splits), joins, INLINE_SCAN_ROWS);
 }
 
 /** Rows a fragment's trailing LIMIT lets through the whole task (not each driver); Infinity without one. */
@@ -174,6 +196,8 @@ export class QueryExecution {
   /** Consumer (`stage:childIndex` or `join id`) → its reader of the producer's buffer. */
   private readonly readerOf: ReadonlyMap<string, number>;
   private joinBytes = 0;
+  /** Tasks by stage id (created on first use): a plan may have thousands of stages (UNION ALL arms). */
+  private taskByStage: Map<number, SqlTask> | undefined;
 
   constructor(
     readonly queryId: string,
@@ -192,7 +216,7 @@ export class QueryExecution {
   }
 
   task(stageId: number): SqlTask {
-    return this.tasks.find((t) => t.stageId === stageId) as SqlTask;
+    return (this.taskByStage ??= new Map(this.tasks.map((t) => [t.stageId, t]))).get(stageId) as SqlTask;
   }
 
   /** Resolves once every task has finished: run, and its output read to the end (or dropped). */
@@ -427,7 +451,7 @@ export class QueryExecution {
     task.queuedDrivers = splits.length;
     task.noMoreSplits = true;
     task.setState('RUNNING');
-    if (fewInlineRows(splits)) this.runInlineSplits(stage, task, splits, joins);
+    if (fewInlineRows(splits, stage.fragment, joins)) this.runInlineSplits(stage, task, splits, joins);
     else if (claimsSplits(stage.fragment, splits, this.ctx.pool.threads)) await this.runClaimedSplits(stage, task, splits, joins);
     else await this.runSplitsOneByOne(stage, task, splits, joins);
     // Splits skipped because a LIMIT was satisfied count as completed.
@@ -503,7 +527,7 @@ export class QueryExecution {
         task.queuedDrivers--;
         task.runningDrivers++;
         try {
-          const result = await this.runDriver({ kind: 'driver', fragment, split, joins }, runsInline(split));
+          const result = await this.runDriver({ kind: 'driver', fragment, split, joins }, runsInline(split, fragment, joins));
           fragment = adaptPartialAggregation(fragment, result);
           remaining = this.acceptDriver(task, result, remaining);
         } finally {
@@ -530,7 +554,9 @@ export class QueryExecution {
       try {
         const result = runPipeline(fragment, inlinePages({ kind: 'driver', fragment, split, joins }), joins);
         fragment = adaptPartialAggregation(fragment, result);
-        remaining = this.acceptDriver(task, result, remaining);
+        // Not summed over every task per driver here (the rows are few and in memory already):
+        // thousands of one-row stages made that quadratic.
+        remaining = this.acceptDriver(task, result, remaining, false);
       } finally {
         task.runningDrivers--;
         task.completedDrivers++;
@@ -544,7 +570,7 @@ export class QueryExecution {
   }
 
   /** Records a driver and queues its pages, at most `remaining` rows of them; returns what remains. */
-  private acceptDriver(task: SqlTask, result: DriverResult, remaining: number): number {
+  private acceptDriver(task: SqlTask, result: DriverResult, remaining: number, checkMemory = true): number {
     task.recordDriver(result);
     for (const page of result.pages) {
       if (remaining <= 0) break;
@@ -552,7 +578,7 @@ export class QueryExecution {
       remaining -= kept.length;
       task.outputBuffer.enqueue(kept);
     }
-    this.checkMemory();
+    if (checkMemory) this.checkMemory();
     return remaining;
   }
 
@@ -591,7 +617,7 @@ export class QueryExecution {
       columns: u.inputTypes.map((type, c) => (c < u.leftWidth ? gatherColumn(table.page.columns[c], sel, count) : nullColumn(type, count))),
     };
     const tail: FragmentSpec = { ...stage.fragment, source: { kind: 'exchange', stages: [] }, inputTypes: u.inputTypes, operators: stage.fragment.operators.slice(u.fromOperator) };
-    const result = await this.runDriver({ kind: 'driver', fragment: tail, pages: [page], joins }, count <= INLINE_MAX_ROWS);
+    const result = await this.runDriver({ kind: 'driver', fragment: tail, pages: [page], joins }, smallWork(tail, count, joins));
     if (this.stopped) return;
     for (const p of result.pages) task.outputBuffer.enqueue(p);
     this.checkMemory();
@@ -647,7 +673,7 @@ export class QueryExecution {
       task.totalDrivers = drivers;
       task.queuedDrivers = 0;
       task.runningDrivers = drivers;
-      const result = partitioned ? await this.runPartitioned(partitioned, pages, joins) : await this.runDriver({ kind: 'driver', fragment, pages, joins }, rows <= INLINE_MAX_ROWS);
+      const result = partitioned ? await this.runPartitioned(partitioned, pages, joins) : await this.runDriver({ kind: 'driver', fragment, pages, joins }, smallWork(fragment, rows, joins));
       task.recordDriver(result);
       for (const page of result.pages) task.outputBuffer.enqueue(page);
       this.checkMemory();
@@ -667,7 +693,7 @@ export class QueryExecution {
     if (!stage.tail) return combinePartitioned(stage, parts, null);
     const middle = parts.flatMap((p) => p.pages);
     const rows = middle.reduce((n, p) => n + p.length, 0);
-    const tail = await this.runDriver({ kind: 'driver', fragment: stage.tail, pages: middle, joins }, rows <= INLINE_MAX_ROWS);
+    const tail = await this.runDriver({ kind: 'driver', fragment: stage.tail, pages: middle, joins }, smallWork(stage.tail, rows, joins));
     return combinePartitioned(stage, parts, tail);
   }
 
@@ -703,7 +729,7 @@ export class QueryExecution {
       // A batch of several pages is shared among the pool's threads (Q21's probe of 157k
       // exchanged lineitems into 730k orders ran on one); results are taken in batch order.
       const batches = rows <= INLINE_MAX_ROWS ? [pages] : splitPages(pages, rows, this.ctx.pool.threads);
-      const results = await Promise.all(batches.map((batch) => this.runDriver({ kind: 'driver', fragment: prefix, pages: batch, joins }, rows <= INLINE_MAX_ROWS)));
+      const results = await Promise.all(batches.map((batch) => this.runDriver({ kind: 'driver', fragment: prefix, pages: batch, joins }, smallWork(prefix, rows, joins))));
       for (const result of results) {
         task.recordDriver(result);
         for (const p of result.pages) {

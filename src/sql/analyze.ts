@@ -1021,7 +1021,14 @@ function analyzeSelect(ast: AstNode, outerCtx: AnalysisContext, outer: Scope | u
   } else plan = planJoinGroup(relations, [...from.conditions, ...local]);
   for (const p of later) plan = attachSemiJoin(plan, p, (i) => i, sourceWidth);
 
-  if (mode === 'exists' || mode === 'rows') {
+  // An EXISTS over an aggregation, HAVING or LIMIT asks whether the query's own rows exist, not
+  // the FROM's: it is planned whole, which the decorrelation below cannot do per outer row.
+  const limit = limitOf(ast, ctx);
+  const shapesRows = mode === 'exists' && (isAggregation || Boolean(ast.having) || limit.count !== null || limit.offset > 0);
+  if (shapesRows && (innerKeys.length > 0 || residuals.length > 0)) {
+    throw new EngineError('NOT_SUPPORTED', 'A correlated EXISTS subquery with an aggregation, HAVING or LIMIT is not supported', locateName(ctx.sql, ['exists']));
+  }
+  if ((mode === 'exists' && !shapesRows) || mode === 'rows') {
     // EXISTS needs only the rows: keep the fields for residual conditions, add the keys (and for
     // 'rows' the aggregate's argument, `1` for count(*), over this query's own fields).
     const argAst = (ast.columns as AstNode[])[0]?.expr?.args?.expr as AstNode | undefined;

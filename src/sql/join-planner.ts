@@ -8,6 +8,8 @@
 
 import { BOOLEAN } from '../data/types.js';
 import { andAll, conjuncts, exprKey, referencedColumns, remapColumns, type Expr } from './ir.js';
+import { emptyRelation, neverHolds } from './optimize/empty-relations.js';
+import { foldExpr } from './optimize/fold-constants.js';
 import { estimateRows, knownSelectivity, type Field, type PlanNode } from './plan.js';
 
 /** A relation this large is streamed rather than hashed when the rows joined so far are under half of it. */
@@ -218,6 +220,8 @@ export function planJoinGroup(relations: readonly Relation[], predicates: readon
       residuals.push({ rels, expr: p });
     }
   }
+  // A constant conjunct that folds to false or NULL: no row survives, so nothing is joined.
+  if (constant.some((c) => neverHolds(foldExpr(c)))) return emptyRelation(relations.flatMap((r) => r.plan.fields));
 
   const classOf = addImpliedEdges(edges);
   for (const { relation, expr } of sameRelationEqualities(edges, classOf)) filters[relation].push(expr);

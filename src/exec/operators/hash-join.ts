@@ -153,8 +153,9 @@ export class HashJoinOperator implements Operator, SelectionSink {
     let count = 0;
     if (t.rowCount === 0) return 0;
     if (probe === null) {
-      // Cross join: every probe row with every build row.
-      for (let i = 0; i < page.length; i++) for (let j = 0; j < t.rowCount; j++) this.push(count++, i, j);
+      // Cross join: every probe row with every build row (with the first, when one decides).
+      const matches = this.firstOnly ? 1 : t.rowCount;
+      for (let i = 0; i < page.length; i++) for (let j = 0; j < matches; j++) this.push(count++, i, j);
       return count;
     }
     const mask = t.buckets.length - 1;

@@ -1,8 +1,7 @@
 // Window functions: gathers its input, and for each function sorts row indices by (partition keys,
 // order keys), walks the partitions and computes one value per row — ranking, offsets (lag/lead),
-// first/last/nth value and aggregates over ROWS or RANGE frames (running and whole-partition
-// frames in one pass, sliding frames with prefix sums or a scan). Output: the input rows with one
-// column appended per function.
+// first/last/nth value and aggregates over ROWS or RANGE frames (in time linear or n log n in the
+// partition: window-frames.ts). Output: the input rows with one column appended per function.
 
 import type { Column, Page } from '../../data/page.js';
 import type { SqlType } from '../../data/types.js';
@@ -13,7 +12,11 @@ import { concatPages } from '../concat.js';
 import { emptyOperatorStats, nowNanos, recordInput, recordOutput, type OperatorStats } from '../metrics.js';
 import type { WindowFunctionSpec } from '../specs.js';
 import { sortedIndices } from '../sort-ranks.js';
+import { frameExtremes, frameSums, partitionExtreme, partitionSum } from './window-frames.js';
 import type { Operator, PageSink } from './operator.js';
+
+/** Functions that read peer groups (rows with equal order keys). */
+const PEER_FUNCTIONS = new Set(['rank', 'dense_rank', 'percent_rank', 'cume_dist']);
 
 type Values = { nums: Float64Array | null; strs: string[] | null; nulls: Uint8Array | null };
 
@@ -74,7 +77,12 @@ export class WindowOperator implements Operator {
   private compute(page: Page, f: WindowFunctionSpec): Column {
     const n = page.length;
     const sortKeys = [...f.partitionBy.map((index) => ({ index, ascending: true, nullsFirst: false })), ...f.orderBy];
-    const perm = sortKeys.length ? sortedIndices(page, sortKeys) : Int32Array.from({ length: n }, (_, i) => i);
+    let perm: Int32Array;
+    if (sortKeys.length) perm = sortedIndices(page, sortKeys);
+    else {
+      perm = new Int32Array(n);
+      for (let i = 0; i < n; i++) perm[i] = i;
+    }
     const partKeys = f.partitionBy.map((c) => read(page.columns[c]));
     const orderKeys = f.orderBy.map((k) => read(page.columns[k.index]));
     const arg = read(page.columns[f.args[0]]);
@@ -94,14 +102,16 @@ export class WindowOperator implements Operator {
       else outNums[row] = typeof v === 'boolean' ? (v ? 1 : 0) : Number(v);
     };
 
+    const { unit, start, end } = f.frame;
+    const needsPeers = PEER_FUNCTIONS.has(f.name) || (unit === 'range' && (start.kind === 'currentRow' || end.kind === 'currentRow'));
     let ps = 0;
     while (ps < n) {
       let pe = ps + 1;
       while (pe < n && sameKeys(partKeys, perm[ps], perm[pe])) pe++;
-      // Peer groups (equal order keys) within the partition.
-      const peerStart = new Int32Array(pe - ps);
-      const peerEnd = new Int32Array(pe - ps);
-      for (let i = ps; i < pe; ) {
+      // Peer groups (equal order keys) within the partition, for the functions that read them.
+      const peerStart = new Int32Array(needsPeers ? pe - ps : 0);
+      const peerEnd = new Int32Array(needsPeers ? pe - ps : 0);
+      for (let i = ps; needsPeers && i < pe; ) {
         let j = i + 1;
         while (j < pe && sameKeys(orderKeys, perm[i], perm[j])) j++;
         for (let k = i; k < j; k++) {
@@ -178,24 +188,24 @@ export class WindowOperator implements Operator {
         break;
     }
     // Frame-based functions.
-    const frameOf = (i: number): [number, number] => {
-      const { unit, start, end } = f.frame;
-      const bound = (b: typeof start, isStart: boolean): number => {
-        switch (b.kind) {
-          case 'unboundedPreceding':
-            return ps;
-          case 'unboundedFollowing':
-            return pe - 1;
-          case 'currentRow':
-            return unit === 'range' ? (isStart ? peerStart[i - ps] : peerEnd[i - ps]) : i;
-          case 'preceding':
-            return i - b.offset;
-          case 'following':
-            return i + b.offset;
-        }
-      };
-      return [Math.max(ps, bound(start, true)), Math.min(pe - 1, bound(end, false))];
+    const { unit, start, end } = f.frame;
+    /** Position of frame bound `b` for the row at position i (before clamping to the partition). */
+    const bound = (b: typeof start, i: number, isStart: boolean): number => {
+      switch (b.kind) {
+        case 'unboundedPreceding':
+          return ps;
+        case 'unboundedFollowing':
+          return pe - 1;
+        case 'currentRow':
+          return unit === 'range' ? (isStart ? peerStart[i - ps] : peerEnd[i - ps]) : i;
+        case 'preceding':
+          return i - b.offset;
+        case 'following':
+          return i + b.offset;
+      }
     };
+    const frameStart = (i: number): number => Math.max(ps, bound(start, i, true));
+    const frameEnd = (i: number): number => Math.min(pe - 1, bound(end, i, false));
     const valueAt = (k: number): number | null => {
       const row = perm[k];
       if (arg.nulls !== null && arg.nulls[row] === 1) return null;
@@ -204,69 +214,45 @@ export class WindowOperator implements Operator {
     const name = f.name;
     if (name === 'first_value' || name === 'last_value' || name === 'nth_value') {
       for (let i = ps; i < pe; i++) {
-        const [a, b] = frameOf(i);
+        const a = frameStart(i);
+        const b = frameEnd(i);
         const nth = name === 'nth_value' ? Number(f.params[0]) : 1;
         const k = name === 'first_value' ? a : name === 'last_value' ? b : a + nth - 1;
         set(perm[i], a <= b && k <= b && k >= a ? perm[k] : null);
       }
       return;
     }
-    // Aggregates over the frame. Prefix sums make sum/count/avg O(1) per row for any frame.
-    const prefixSum = new Float64Array(size + 1);
-    const prefixCount = new Float64Array(size + 1);
-    for (let k = ps; k < pe; k++) {
-      const v = name === 'count_star' ? 1 : arg.strs ? ((arg.nulls === null || arg.nulls[perm[k]] === 0) ? 0 : null) : valueAt(k);
-      const present = name === 'count_star' || v !== null;
-      prefixSum[k - ps + 1] = prefixSum[k - ps] + (present && typeof v === 'number' ? v : 0);
-      prefixCount[k - ps + 1] = prefixCount[k - ps] + (present ? 1 : 0);
+    // Aggregates over the frame (window-frames.ts): over the whole partition once, else linear or
+    // n log n in the partition.
+    const input = { perm, nums: arg.nums, strs: arg.strs, nulls: arg.nulls };
+    const whole = start.kind === 'unboundedPreceding' && end.kind === 'unboundedFollowing';
+    if (whole && (name === 'min' || name === 'max')) {
+      const best = partitionExtreme(name, input, ps, pe);
+      for (let i = ps; i < pe; i++) set(perm[i], best < 0 ? null : best);
+      return;
     }
+    if (name !== 'min' && name !== 'max' && name !== 'count' && name !== 'count_star' && name !== 'sum' && name !== 'avg') throw new Error(`unknown window function ${name}`);
+    const starts = new Int32Array(whole ? 0 : size);
+    const ends = new Int32Array(whole ? 0 : size);
+    for (let i = ps; !whole && i < pe; i++) {
+      starts[i - ps] = frameStart(i);
+      ends[i - ps] = frameEnd(i);
+    }
+    if (name === 'min' || name === 'max') {
+      const best = frameExtremes(name, input, ps, pe, starts, ends);
+      for (let i = ps; i < pe; i++) set(perm[i], best[i - ps] < 0 ? null : best[i - ps]);
+      return;
+    }
+    const total = whole ? partitionSum(input, name === 'count_star', ps, pe) : undefined;
+    const frames = whole ? undefined : frameSums(input, name === 'count_star', ps, pe, starts, ends, start.kind === 'unboundedPreceding');
     for (let i = ps; i < pe; i++) {
-      const [a, b] = frameOf(i);
       const row = perm[i];
-      if (a > b) {
-        if (name === 'count' || name === 'count_star') out[row] = 0;
-        else outNulls[row] = 1;
-        continue;
-      }
-      const count = prefixCount[b - ps + 1] - prefixCount[a - ps];
-      const sum = prefixSum[b - ps + 1] - prefixSum[a - ps];
-      switch (name) {
-        case 'count':
-        case 'count_star':
-          out[row] = count;
-          break;
-        case 'sum':
-          if (count === 0) outNulls[row] = 1;
-          else out[row] = sum;
-          break;
-        case 'avg':
-          if (count === 0) outNulls[row] = 1;
-          else out[row] = f.type.id === 'decimal' ? roundHalfUp(sum / count) : sum / count;
-          break;
-        case 'min':
-        case 'max': {
-          let best: number | null = null;
-          let bestRow = -1;
-          for (let k = a; k <= b; k++) {
-            const r = perm[k];
-            if (arg.nulls !== null && arg.nulls[r] === 1) continue;
-            if (arg.strs) {
-              const s = arg.strs[r];
-              if (bestRow < 0 || (name === 'min' ? s < arg.strs[bestRow] : s > arg.strs[bestRow])) bestRow = r;
-            } else {
-              const v = (arg.nums as Float64Array)[r];
-              if (best === null || (name === 'min' ? v < best : v > best)) {
-                best = v;
-                bestRow = r;
-              }
-            }
-          }
-          set(row, bestRow < 0 ? null : bestRow);
-          break;
-        }
-        default:
-          throw new Error(`unknown window function ${name}`);
-      }
+      const count = total ? total.count : (frames as { counts: Float64Array }).counts[i - ps];
+      const sum = total ? total.sum : (frames as { sums: Float64Array }).sums[i - ps];
+      if (name === 'count' || name === 'count_star') out[row] = count;
+      else if (count === 0) outNulls[row] = 1;
+      else if (name === 'sum') out[row] = sum;
+      else out[row] = f.type.id === 'decimal' ? roundHalfUp(sum / count) : sum / count;
     }
   }
 }

@@ -2,9 +2,12 @@
 // `disabled_rules` session property, analyzeQuery's `disabledRules`) to compare plans.
 
 import type { PlanNode } from '../plan.js';
+import { pruneEmptyRelations } from './empty-relations.js';
 import { distinctToGroupBy } from './distinct-to-group-by.js';
 import { foldConstants } from './fold-constants.js';
+import { limitExistenceChecks } from './limit-existence-checks.js';
 import { mergeProjectWithValues } from './merge-project-with-values.js';
+import { mergeUnionValues } from './merge-union-values.js';
 import { reduceGroupKeys } from './group-key-dependencies.js';
 import { pruneColumns } from './prune-columns.js';
 import { rollUpAggregations } from './roll-up-aggregations.js';
@@ -12,8 +15,11 @@ import { semiJoinsFromJoins } from './semi-joins-from-joins.js';
 
 export const RULES: readonly { readonly name: string; readonly apply: (plan: PlanNode) => PlanNode }[] = [
   { name: 'fold_constants', apply: foldConstants },
+  // After folding: a predicate folded to false or NULL empties its relation.
+  { name: 'prune_empty_relations', apply: pruneEmptyRelations },
   // After folding: the projections it turned into literals merge into their VALUES rows.
   { name: 'merge_project_with_values', apply: mergeProjectWithValues },
+  { name: 'merge_union_values', apply: mergeUnionValues },
   // Before reduce_group_keys: the GROUP BY it adds may then be reduced too.
   { name: 'distinct_to_group_by', apply: distinctToGroupBy },
   { name: 'reduce_group_keys', apply: reduceGroupKeys },
@@ -22,6 +28,7 @@ export const RULES: readonly { readonly name: string; readonly apply: (plan: Pla
   { name: 'prune_columns', apply: pruneColumns },
   // After pruning: the join a semi join reuses must read every column either needs.
   { name: 'semi_joins_from_joins', apply: semiJoinsFromJoins },
+  { name: 'limit_existence_checks', apply: limitExistenceChecks },
 ];
 
 /** Every rule a session may switch off (`disabled_rules`): the optimizer's and the analyzer's own. */
