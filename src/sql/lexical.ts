@@ -80,7 +80,7 @@ export function maskQuoted(sql: string): string {
 }
 
 /** The [start, end) of each comma-separated part of masked text (maskQuoted) at parenthesis depth 0. */
-function topLevelRanges(masked: string): [number, number][] {
+export function topLevelRanges(masked: string): [number, number][] {
   const ranges: [number, number][] = [];
   let depth = 0;
   let start = 0;
