@@ -426,7 +426,8 @@ export class Generator {
 
   /** The row-level context aggregate arguments are evaluated in. */
   private rowCtx(ctx: Ctx): Ctx {
-    return { ...ctx, grouped: undefined, aggOK: false, winOK: false };
+    // no outer columns: an aggregate over an outer column belongs to the outer query
+    return { ...ctx, grouped: undefined, aggOK: false, winOK: false, outer: [] };
   }
 
   private aggregate(t: Ty, ctx: Ctx): Expr {
@@ -443,7 +444,7 @@ export class Generator {
         options.push([3, () => X.agg('count', [], 'int', { star: true, ...filter() })]);
         options.push([2, () => X.agg('count', [a(r.pick(TYPES))], 'int', filter())]);
         options.push([2, () => X.agg('count', [a(r.pick(TYPES))], 'int', { distinct: true })]);
-        if (!(this.inCorrelatedScalar && this.ex('count-if-subquery'))) options.push([1, () => ({ ...X.agg('count_if', [this.bool(row, 1)], 'int'), features: this.inCorrelatedScalar ? ['count-if-subquery'] : [] })]);
+        if (!(this.inCorrelatedScalar && this.ex('count-if-subquery'))) options.push([1, () => ({ ...X.countIf(this.bool(row, 1)), features: this.inCorrelatedScalar ? ['count-if-subquery'] : [] })]);
         options.push([2, () => X.agg('sum', [a('int')], 'int', { distinct: r.chance(0.15), ...filter() })]);
         cmp('int');
         break;

@@ -178,7 +178,7 @@ export class Fuzzer {
       const sql = renderQuery(candidate, 'trino');
       const known = seen.get(sql);
       if (known !== undefined) return known;
-      const c = await this.check(candidate, Math.min(timeoutMs, 5000));
+      const c = await this.check(candidate, Math.min(timeoutMs, 2000));
       const same = c.verdict === 'REFUSED-BY-US' && c.ours.kind === 'error' && refusalReason(c.ours.name, c.ours.message) === reason;
       seen.set(sql, same);
       return same;
@@ -189,19 +189,23 @@ export class Fuzzer {
   async shrinkWrong(q: Query, budget: number, timeoutMs: number): Promise<NonNullable<Finding['shrunk']>> {
     const seen = new Map<string, boolean>();
     let lastDetail = '';
+    let limit = timeoutMs;
     const stillFails = async (candidate: Query): Promise<boolean> => {
       if (!deterministic(candidate)) return false;
       const sql = renderQuery(candidate, 'trino');
       const known = seen.get(sql);
       if (known !== undefined) return known;
-      const c = await this.check(candidate, Math.min(timeoutMs, 5000));
+      const c = await this.check(candidate, limit);
       const fails = c.verdict === 'WRONG';
       if (fails) lastDetail = c.detail;
       seen.set(sql, fails);
       return fails;
     };
+    const started = Date.now();
     const first = await this.check(q, timeoutMs);
     lastDetail = first.detail;
+    // a candidate much slower than the query is a cross product the shrinking made: not worth a restart
+    limit = Math.min(timeoutMs, Math.max(1000, 5 * (Date.now() - started)));
     const r = await shrink(q, stillFails, budget);
     return { sql: renderQuery(r.q, 'trino'), duckSql: renderQuery(r.q, 'duck'), detail: lastDetail, checks: r.checks, query: r.q };
   }

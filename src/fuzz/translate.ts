@@ -1,6 +1,7 @@
 // Expression constructors, each rendering Trino SQL for our engine and the DuckDB equivalent.
 // Known differences translated here:
 //   - integer `a / b` truncates in Trino; DuckDB's `/` gives a double, its `//` truncates.
+//   - count_if over no rows (or only NULLs) is 0 in Trino and NULL in DuckDB: count(CASE WHEN x THEN 1 END) there.
 //   - `date + INTERVAL 'n' DAY`, `date_add('day', n, d)` and `date_trunc(unit, d)` give a DATE in
 //     Trino and a TIMESTAMP in DuckDB: cast back to DATE there.
 // Differences avoided by the generator rather than translated (documented in test/sql/README.md):
@@ -103,6 +104,11 @@ export function agg(name: string, args: readonly Expr[], t: Ty, o: { distinct?: 
     const inner = o.star ? '*' : `${o.distinct ? 'DISTINCT ' : ''}${a.join(', ')}`;
     return `${name}(${inner})${o.filter ? ` FILTER (WHERE ${k[k.length - 1]})` : ''}`;
   }, { agg: true });
+}
+
+/** count_if(x); DuckDB's gives NULL where Trino's gives 0. */
+export function countIf(x: Expr): Expr {
+  return node('int', [x], (k, d) => (d === 'duck' ? `count(CASE WHEN ${k[0]} THEN 1 END)` : `count_if(${k[0]})`), { agg: true });
 }
 
 export interface WindowSpec {
