@@ -19,10 +19,15 @@ const KNOWN_WRONG: Feature[] = [
   'cast-double-key',
   'cross-product-false',
   'window-whole-max',
+  // found by the fuzzer (test/sql/known-bugs/fuzz_wrong_answers.slt)
+  'exists-aggregate',
+  'in-aggregate-correlated',
 ];
 
 const SEED = 20261129;
-const N = 150;
+const N = 200;
+/** tpch tables up to part's 2,000 rows: orders and lineitem make slow queries (and timeouts) more likely than new shapes. */
+const MAX_TABLE_ROWS = 2000;
 
 describe('generated queries agree with DuckDB (differential fuzzer, fixed seed)', () => {
   let fuzzer: Fuzzer | undefined;
@@ -34,7 +39,7 @@ describe('generated queries agree with DuckDB (differential fuzzer, fixed seed)'
   });
 
   it(`seed ${SEED}: ${N} queries, no wrong answer`, async () => {
-    const report = await fuzzer!.run({ seed: SEED, n: N, exclude: new Set(KNOWN_WRONG), memory: true, timeoutMs: 5_000, shrinkBudget: 0, maxShrinks: 0 });
+    const report = await fuzzer!.run({ seed: SEED, n: N, exclude: new Set(KNOWN_WRONG), memory: true, maxTableRows: MAX_TABLE_ROWS, timeoutMs: 5_000, shrinkBudget: 0, maxShrinks: 0 });
     const wrong = report.findings.filter((f) => f.verdict === 'WRONG').map((f) => `#${f.index} ${f.detail}\n  ${f.sql}`);
     expect(wrong).toEqual([]);
     // The generator writes SQL DuckDB accepts, and most of it runs here too (it is not mostly refusals).

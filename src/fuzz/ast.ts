@@ -17,6 +17,8 @@ export const FEATURES = [
   'cast-double-key', // CAST(k AS DOUBLE) next to k as grouping keys
   'cross-product-false', // a constant-false WHERE over a cross product
   'window-whole-max', // max/min(x) OVER () over a big input
+  'exists-aggregate', // [NOT] EXISTS over a subquery with aggregation or HAVING
+  'in-aggregate-correlated', // x IN (a correlated subquery with aggregation)
 ] as const;
 export type Feature = (typeof FEATURES)[number];
 
@@ -243,4 +245,11 @@ export function deterministic(q: Query): boolean {
     q.having.forEach(expr);
   }
   return subs.every(deterministic);
+}
+
+/** A SELECT that aggregates (GROUP BY, HAVING, or an aggregate in its select list). */
+export function aggregates(q: Query): boolean {
+  if (q.kind !== 'select') return false;
+  const agg = (e: Expr): boolean => Boolean(e.agg) || e.kids.some(agg);
+  return q.group !== undefined || q.having.length > 0 || q.items.some((i) => agg(i.e));
 }

@@ -1,5 +1,5 @@
 // npm run fuzz -- --seed S --n N [--exclude f1,f2|known] [--no-memory] [--timeout ms] [--shrink checks]
-//   [--out report.json] [--slt file.slt] [--only i]
+//   [--max-table-rows n] [--out report.json] [--slt file.slt] [--only i]
 // Differential fuzzing of our engine against DuckDB (see test/sql/README.md, "Fuzzing").
 
 import { writeFileSync } from 'node:fs';
@@ -43,15 +43,16 @@ async function main(): Promise<void> {
   const exclude = parseExclude(a.get('exclude'));
   const memory = a.get('no-memory') !== 'true';
   const timeoutMs = Number(a.get('timeout') ?? 10_000);
+  const maxTableRows = a.has('max-table-rows') ? Number(a.get('max-table-rows')) : undefined;
   if (a.has('only')) {
-    const q = generateQuery(seed, Number(a.get('only')), exclude, memory);
+    const q = generateQuery(seed, Number(a.get('only')), exclude, memory, maxTableRows);
     console.log(`-- ours\n${renderQuery(q, 'trino')}\n-- DuckDB\n${renderQuery(q, 'duck')}`);
     return;
   }
   const fuzzer = await Fuzzer.create(memory);
   let last = 0;
   const report = await fuzzer.run({
-    seed, n, exclude, memory, timeoutMs,
+    seed, n, exclude, memory, timeoutMs, maxTableRows,
     shrinkBudget: Number(a.get('shrink') ?? 300),
     maxShrinks: Number(a.get('max-shrinks') ?? 40),
     maxRefusalShrinks: Number(a.get('max-refusal-shrinks') ?? 25),

@@ -4,7 +4,7 @@
 // window functions only over a total order. Queries stay small enough for tpch.tiny (no cross
 // product of large tables).
 
-import type { Cte, Expr, Feature, From, Group, Item, JoinType, Order, Query, Select, Ty } from './ast.js';
+import { aggregates, type Cte, type Expr, type Feature, type From, type Group, type Item, type JoinType, type Order, type Query, type Select, type Ty } from './ast.js';
 import { Rng } from './rng.js';
 import { FOREIGN_KEYS, MEMORY_TABLES, TPCH, type Domain, type TableDef } from './schema.js';
 import * as X from './translate.js';
@@ -14,6 +14,8 @@ export interface GenOptions {
   readonly exclude: ReadonlySet<Feature>;
   /** Use the memory tables (NULLs, duplicates, an empty table). */
   readonly memory: boolean;
+  /** Leave out tpch tables with more rows (a quicker run with fewer slow queries). */
+  readonly maxTableRows?: number;
 }
 
 interface Col {
@@ -346,7 +348,8 @@ export class Generator {
       const types = outputTypes(inner.q);
       return { from: { kind: 'derived', q: inner.q, alias }, rel: { alias, cols: types.map((t, i) => ({ ref: `${alias}.c${i}`, name: `c${i}`, t })), rows: Math.max(1, inner.rows) } };
     }
-    const table = kind === 'memory' ? r.pick(MEMORY_TABLES) : r.weighted(TPCH.map((t) => [TABLE_WEIGHTS[t.name], t] as const));
+    const tpch = TPCH.filter((t) => t.rows <= (this.o.maxTableRows ?? Infinity));
+    const table = kind === 'memory' ? r.pick(MEMORY_TABLES) : r.weighted(tpch.map((t) => [TABLE_WEIGHTS[t.name], t] as const));
     const cols = table.columns.map((c) => ({ ref: `${alias}.${c.name}`, name: c.name, t: c.t, dom: c.dom, patterns: c.patterns }));
     const key = table.key.map((k) => `${alias}.${k}`);
     if (kind === 'subset' && table.rows > 100) return this.subset(table, alias, cols, key);
@@ -635,15 +638,20 @@ export class Generator {
   }
 
   private existsSubquery(ctx: Ctx): Expr {
-    const g = this.select({ outer: [...ctx.cols, ...ctx.outer], depth: ctx.depth - 1, types: [this.r.pick(TYPES)], role: 'plain', correlate: this.r.chance(0.8) });
-    return X.subquery(this.r.chance(0.7) ? 'exists' : 'not-exists', g.q, 'bool');
+    let g = this.select({ outer: [...ctx.cols, ...ctx.outer], depth: ctx.depth - 1, types: [this.r.pick(TYPES)], role: 'plain', correlate: this.r.chance(0.8) });
+    for (let i = 0; i < 5 && aggregates(g.q) && this.ex('exists-aggregate'); i++) g = this.select({ outer: [...ctx.cols, ...ctx.outer], depth: ctx.depth - 1, types: [this.r.pick(TYPES)], role: 'plain', correlate: this.r.chance(0.8) });
+    if (aggregates(g.q) && this.ex('exists-aggregate')) return this.comparison(ctx, 0);
+    return X.subquery(this.r.chance(0.7) ? 'exists' : 'not-exists', g.q, 'bool', undefined, aggregates(g.q) ? ['exists-aggregate'] : []);
   }
 
   private inSubquery(ctx: Ctx): Expr {
     const t = this.r.pick(['int', 'int', 'str', 'date', 'dbl'] as const);
     const left = this.expr(t, ctx, 1);
-    const g = this.select({ outer: [...ctx.cols, ...ctx.outer], depth: ctx.depth - 1, types: [t], role: 'plain', correlate: this.r.chance(0.3) });
-    return X.subquery(this.r.chance(0.7) ? 'in' : 'not-in', g.q, 'bool', left);
+    const correlate = this.r.chance(0.3);
+    const g = this.select({ outer: [...ctx.cols, ...ctx.outer], depth: ctx.depth - 1, types: [t], role: 'plain', correlate });
+    const risky = correlate && aggregates(g.q);
+    if (risky && this.ex('in-aggregate-correlated')) return this.comparison(ctx, 0);
+    return X.subquery(this.r.chance(0.7) ? 'in' : 'not-in', g.q, 'bool', left, risky ? ['in-aggregate-correlated'] : []);
   }
 }
 

@@ -20,6 +20,8 @@ export interface FuzzOptions {
   readonly n: number;
   readonly exclude: ReadonlySet<Feature>;
   readonly memory: boolean;
+  /** Only tpch tables up to this many rows. */
+  readonly maxTableRows?: number;
   readonly timeoutMs: number;
   /** Checks per shrunk query (0: no shrinking). */
   readonly shrinkBudget: number;
@@ -60,8 +62,8 @@ export function querySeed(seed: number, i: number): number {
   return (Math.imul(seed, 1_000_003) + i * 7919 + 1) | 0;
 }
 
-export function generateQuery(seed: number, i: number, exclude: ReadonlySet<Feature>, memory: boolean): Query {
-  return new Generator(querySeed(seed, i), { exclude, memory }).query();
+export function generateQuery(seed: number, i: number, exclude: ReadonlySet<Feature>, memory: boolean, maxTableRows?: number): Query {
+  return new Generator(querySeed(seed, i), { exclude, memory, maxTableRows }).query();
 }
 
 /** An error message with the parts that vary per query (positions, aliases, numbers) blanked. */
@@ -140,7 +142,7 @@ export class Fuzzer {
     let shrunkKnown = 0;
     const slowest: FuzzReport['slowest'] = [];
     for (let i = 0; i < o.n; i++) {
-      const q = generateQuery(o.seed, i, o.exclude, o.memory);
+      const q = generateQuery(o.seed, i, o.exclude, o.memory, o.maxTableRows);
       const started = Date.now();
       const c = await this.check(q, o.timeoutMs);
       slowest.push({ index: i, ms: Date.now() - started, verdict: c.verdict, sql: c.sql });
