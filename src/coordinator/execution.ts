@@ -322,8 +322,11 @@ export class QueryExecution {
     this.onFailure(e);
   }
 
+  /** A plain loop: the memory pool sums this over every running execution after each driver of any of them. */
   memoryReservation(): number {
-    return this.tasks.reduce((m, t) => m + t.memoryReservation(), 0) + (this.stopped ? 0 : this.joinBytes);
+    let bytes = this.stopped ? 0 : this.joinBytes;
+    for (const t of this.tasks) bytes += t.memoryReservation();
+    return bytes;
   }
 
   private checkMemory(): void {
