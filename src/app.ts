@@ -56,7 +56,7 @@ export async function createApp(config: Config, logger: Logger = createLogger({ 
   const security = sqlSecurity(config, logger, new SqlAuthenticator(identity, config.sqlRealm), tls !== undefined);
   registerNodeRoutes(router, health, () => baseUrl, { version: VERSION, environment: config.environment, nodeId: 'coordinator' }, security.guarded(router));
   const identityCatalog = new IdentityConnector(new IdentitySqlTables(identity, config.sqlRealm));
-  const coordinator = registerCoordinator({ router, logger, workers: config.workers, queryMaxMemoryBytes: config.queryMaxMemoryBytes, memoryMaxDataBytes: config.memoryMaxDataBytes, queryClientTimeoutMs: config.queryClientTimeoutMs, queryMaxHistory: config.queryMaxHistory, version: VERSION, nodeUri: () => baseUrl, onClose: ctx.onClose, security, extraCatalogs: [['identity', identityCatalog]] });
+  const coordinator = registerCoordinator({ router, logger, workers: config.workers, queryMaxMemoryBytes: config.queryMaxMemoryBytes, queryMaxTotalMemoryBytes: config.queryMaxTotalMemoryBytes, maxRunningQueries: config.maxRunningQueries, maxQueuedQueries: config.maxQueuedQueries, memoryMaxDataBytes: config.memoryMaxDataBytes, queryClientTimeoutMs: config.queryClientTimeoutMs, queryMaxHistory: config.queryMaxHistory, version: VERSION, nodeUri: () => baseUrl, onClose: ctx.onClose, security, extraCatalogs: [['identity', identityCatalog]] });
   registerIdentityRoutes(router, identity);
   // ── end of subsystem routes ───────────────────────────────────────────────────────────────────
 

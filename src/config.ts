@@ -24,6 +24,9 @@ const OPTIONS: readonly OptionSpec[] = [
   { key: 'dataDir', flag: '--data-dir', env: 'DATA_DIR', value: '<path>', defaultText: './data', help: 'folder for the identity store and generated data' },
   { key: 'workers', flag: '--workers', env: 'WORKERS', value: '<n>', defaultText: 'number of cores', help: 'worker threads executing query tasks' },
   { key: 'queryMaxMemory', flag: '--query-max-memory', env: 'QUERY_MAX_MEMORY', value: '<size>', defaultText: '1GB', help: 'memory limit of one query (e.g. 512MB)' },
+  { key: 'queryMaxTotalMemory', flag: '--query-max-total-memory', env: 'QUERY_MAX_TOTAL_MEMORY', value: '<size>', defaultText: "70% of the machine's memory", help: 'memory all running queries may hold together; the query that would cross it fails (EXCEEDED_GLOBAL_MEMORY_LIMIT)' },
+  { key: 'maxRunningQueries', flag: '--max-running-queries', env: 'MAX_RUNNING_QUERIES', value: '<n>', defaultText: '4 per worker', help: 'statements planned or executed at once; more wait QUEUED, first in first out' },
+  { key: 'maxQueuedQueries', flag: '--max-queued-queries', env: 'MAX_QUEUED_QUERIES', value: '<n>', defaultText: '1000', help: 'statements waiting for a running slot; more fail at once (QUERY_QUEUE_FULL)' },
   { key: 'memoryMaxData', flag: '--memory-max-data', env: 'MEMORY_MAX_DATA', value: '<size>', defaultText: '2GB', help: 'bytes all tables of the memory catalog may hold together' },
   { key: 'queryClientTimeout', flag: '--query-client-timeout', env: 'QUERY_CLIENT_TIMEOUT', value: '<duration>', defaultText: '5m', help: 'a query whose results nobody polls for this long is abandoned' },
   { key: 'queryMaxHistory', flag: '--query-max-history', env: 'QUERY_MAX_HISTORY', value: '<n>', defaultText: '100', help: 'finished queries kept for /v1/query (like Trino query.max-history)' },
@@ -51,6 +54,9 @@ type RawConfig = {
   dataDir?: string;
   workers?: string;
   queryMaxMemory?: string;
+  queryMaxTotalMemory?: string;
+  maxRunningQueries?: string;
+  maxQueuedQueries?: string;
   memoryMaxData?: string;
   queryClientTimeout?: string;
   queryMaxHistory?: string;
@@ -102,6 +108,31 @@ const switchText = z
 
 const nonEmpty = z.string().trim().min(1, 'must not be empty');
 
+/** Memory this process may use: the machine's, or its container's (cgroup) limit when lower. */
+export function machineMemoryBytes(): number {
+  const total = os.totalmem();
+  const constrained = process.constrainedMemory?.() ?? 0;
+  return constrained > 0 && constrained < total ? constrained : total;
+}
+
+/**
+ * 70% of the machine's memory: what query accounting does not see (the server's own heap, cached
+ * TPC-H columns, memory-catalog tables, V8's headroom) and the overshoot of a reservation that is
+ * checked after each driver rather than before it need the rest.
+ */
+export function defaultQueryMaxTotalMemory(): number {
+  return Math.floor(machineMemoryBytes() * 0.7);
+}
+
+/**
+ * Four running statements per worker thread: one heavy query already keeps every worker busy (its
+ * splits go to all of them), so more at once only divide the CPU and multiply the memory held; the
+ * slack covers statements waiting on their client or on coordinator-side work.
+ */
+export function defaultMaxRunningQueries(workers: number): number {
+  return 4 * workers;
+}
+
 /** The schema: raw text in, typed configuration out. */
 const ConfigSchema = z.object({
   host: nonEmpty.default('0.0.0.0'),
@@ -126,6 +157,9 @@ const ConfigSchema = z.object({
   dataDir: nonEmpty.default('./data'),
   workers: integerText(1, 1024).default(() => os.availableParallelism()),
   queryMaxMemory: sizeText.pipe(z.number().positive('must be positive')).default(1024 ** 3),
+  queryMaxTotalMemory: sizeText.pipe(z.number().positive('must be positive')).default(() => defaultQueryMaxTotalMemory()),
+  maxRunningQueries: integerText(1, 1_000_000).optional(),
+  maxQueuedQueries: integerText(0, 1_000_000).default(1000),
   memoryMaxData: sizeText.pipe(z.number().positive('must be positive')).default(2 * 1024 ** 3),
   queryClientTimeout: durationText.pipe(z.number().positive('must be positive')).default(5 * 60_000),
   queryMaxHistory: integerText(0, 1_000_000).default(100),
@@ -155,6 +189,12 @@ export interface Config {
   readonly workers: number;
   /** Bytes. */
   readonly queryMaxMemoryBytes: number;
+  /** Bytes all running queries may hold together. */
+  readonly queryMaxTotalMemoryBytes: number;
+  /** Statements planned or executed at once; more wait in a queue. */
+  readonly maxRunningQueries: number;
+  /** Statements the queue holds; more fail with QUERY_QUEUE_FULL. */
+  readonly maxQueuedQueries: number;
   /** Bytes all memory-catalog tables may hold together. */
   readonly memoryMaxDataBytes: number;
   /** Milliseconds. */
@@ -260,6 +300,9 @@ export function loadConfig(argv: readonly string[], env: Readonly<Record<string,
     dataDir: c.dataDir,
     workers: c.workers,
     queryMaxMemoryBytes: c.queryMaxMemory,
+    queryMaxTotalMemoryBytes: c.queryMaxTotalMemory,
+    maxRunningQueries: c.maxRunningQueries ?? defaultMaxRunningQueries(c.workers),
+    maxQueuedQueries: c.maxQueuedQueries,
     memoryMaxDataBytes: c.memoryMaxData,
     queryClientTimeoutMs: c.queryClientTimeout,
     queryMaxHistory: c.queryMaxHistory,

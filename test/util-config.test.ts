@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import os from 'node:os';
-import { ConfigError, HelpRequested, defaultConfig, loadConfig, redactConfig } from '../src/config.js';
+import { ConfigError, HelpRequested, defaultConfig, loadConfig, machineMemoryBytes, redactConfig } from '../src/config.js';
 
 describe('loadConfig', () => {
   it('has defaults', () => {
@@ -10,6 +10,9 @@ describe('loadConfig', () => {
       dataDir: './data',
       workers: os.availableParallelism(),
       queryMaxMemoryBytes: 1024 ** 3,
+      queryMaxTotalMemoryBytes: Math.floor(0.7 * machineMemoryBytes()),
+      maxRunningQueries: 4 * os.availableParallelism(),
+      maxQueuedQueries: 1000,
       memoryMaxDataBytes: 2 * 1024 ** 3,
       queryClientTimeoutMs: 300_000,
       queryMaxHistory: 100,
@@ -52,6 +55,17 @@ describe('loadConfig', () => {
       maxBodyBytes: 2 * 1024 ** 2, logLevel: 'debug', adminUsername: 'root', adminPassword: 's3cret', adminCredentialsDefaulted: false,
       queryMaxHistory: 50,
     });
+  });
+
+  it('takes the admission and server-wide memory limits; the running limit follows the workers unless given', () => {
+    expect(loadConfig([], { MAX_RUNNING_QUERIES: '3', MAX_QUEUED_QUERIES: '0', QUERY_MAX_TOTAL_MEMORY: '3GB' })).toMatchObject({ maxRunningQueries: 3, maxQueuedQueries: 0, queryMaxTotalMemoryBytes: 3 * 1024 ** 3 });
+    expect(loadConfig(['--max-running-queries', '7', '--max-queued-queries=5', '--query-max-total-memory', '100MB'], { MAX_RUNNING_QUERIES: '3' })).toMatchObject({ maxRunningQueries: 7, maxQueuedQueries: 5, queryMaxTotalMemoryBytes: 100 * 1024 ** 2 });
+    expect(loadConfig(['--workers', '3'], {}).maxRunningQueries).toBe(12);
+    expect(machineMemoryBytes()).toBeGreaterThan(0);
+    expect(machineMemoryBytes()).toBeLessThanOrEqual(os.totalmem());
+    expect(() => loadConfig(['--max-running-queries', '0'], {})).toThrow(/--max-running-queries: must be at least 1/);
+    expect(() => loadConfig([], { MAX_QUEUED_QUERIES: '-1' })).toThrow(/MAX_QUEUED_QUERIES: must be a whole number/);
+    expect(() => loadConfig(['--query-max-total-memory', 'lots'], {})).toThrow(/--query-max-total-memory/);
   });
 
   it('lets flags win over the environment, in both --flag value and --flag=value forms', () => {

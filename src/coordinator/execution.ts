@@ -28,6 +28,7 @@ import { droppedSharedBytes } from '../util/shared-garbage.js';
 import { formatDataSize } from '../util/wire-format.js';
 import { combinePartitioned, partitionStage, type PartitionedStage } from './partitioned-stage.js';
 import { SqlTask } from './task.js';
+import type { MemoryPool } from './memory-pool.js';
 
 /** Drivers over at most this many input rows run on the main thread. */
 const INLINE_MAX_ROWS = 4096;
@@ -47,6 +48,8 @@ export interface ExecutionContext {
   readonly tpch: TpchConnector;
   readonly textPool: () => Promise<Uint8Array>;
   readonly memoryLimitBytes: number;
+  /** The server-wide limit every running execution's memory counts against (absent: none). */
+  readonly memoryPool?: MemoryPool;
   /** Splits for a source stage (resolved on the coordinator, cache-aware). */
   readonly splitsFor: (stage: StagePlan) => Split[];
 }
@@ -198,6 +201,10 @@ export class QueryExecution {
   private joinBytes = 0;
   /** Tasks by stage id (created on first use): a plan may have thousands of stages (UNION ALL arms). */
   private taskByStage: Map<number, SqlTask> | undefined;
+  /** Position in the memory pool's set of running executions (util/dense-set.ts). */
+  denseSlot = -1;
+  /** Told once the root task has all its pages: nothing is left to run, only to be read. */
+  resultListener: { resultComplete(): void } | undefined;
 
   constructor(
     readonly queryId: string,
@@ -235,11 +242,13 @@ export class QueryExecution {
   }
 
   start(): void {
+    this.ctx.memoryPool?.add(this);
     this.runAll(this.plan.stages);
   }
 
   /** Runs only source stages (a task posted to /v1/task: its consumer reads the buffer over HTTP). */
   startSources(): void {
+    this.ctx.memoryPool?.add(this);
     this.runAll(this.plan.stages);
   }
 
@@ -266,6 +275,7 @@ export class QueryExecution {
     this.joinTables = undefined;
     droppedSharedBytes(this.joinBytes + this.tasks.reduce((sum, t) => sum + t.outputBuffer.bytesAdded, 0));
     this.joinBytes = 0;
+    this.ctx.memoryPool?.remove(this);
     this.isFinished = true;
     this.resolveFinished();
     const callbacks = this.finishedCallbacks;
@@ -301,6 +311,7 @@ export class QueryExecution {
   /** Stops everything: running drivers finish but their output is dropped. */
   cancel(state: 'CANCELED' | 'ABORTED' = 'CANCELED'): void {
     this.stopped = true;
+    this.ctx.memoryPool?.remove(this);
     this.stopClaims();
     // Each task's state before its buffer's abort, which finishes the task (whenDrained) at once.
     for (const t of this.tasks) {
@@ -323,6 +334,7 @@ export class QueryExecution {
     if (this.failure) return;
     this.failure = e;
     this.stopped = true;
+    this.ctx.memoryPool?.remove(this);
     this.stopClaims();
     for (const t of this.tasks) {
       if (!t.done) {
@@ -334,8 +346,11 @@ export class QueryExecution {
     this.onFailure(e);
   }
 
+  /** A plain loop: the memory pool sums this over every running execution after each driver of any of them. */
   memoryReservation(): number {
-    return this.tasks.reduce((m, t) => m + t.memoryReservation(), 0) + (this.stopped ? 0 : this.joinBytes);
+    let bytes = this.stopped ? 0 : this.joinBytes;
+    for (const t of this.tasks) bytes += t.memoryReservation();
+    return bytes;
   }
 
   private checkMemory(): void {
@@ -346,6 +361,7 @@ export class QueryExecution {
         `Query exceeded per-node memory limit of ${formatDataSize(this.ctx.memoryLimitBytes)} [Allocated: ${formatDataSize(used)}]`,
       );
     }
+    this.ctx.memoryPool?.check(used);
   }
 
   private async runStage(stage: StagePlan): Promise<void> {
@@ -600,6 +616,7 @@ export class QueryExecution {
   private noMorePages(task: SqlTask): void {
     task.outputBuffer.setNoMorePages();
     if (!task.done) task.setState('FLUSHING');
+    if (task.stageId === 0) this.resultListener?.resultComplete();
   }
 
   /**

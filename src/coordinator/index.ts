@@ -20,6 +20,12 @@ export interface CoordinatorOptions {
   readonly logger: Logger;
   readonly workers: number;
   readonly queryMaxMemoryBytes: number;
+  /** Bytes all running queries may hold together (unlimited when absent). */
+  readonly queryMaxTotalMemoryBytes?: number;
+  /** Statements planned or executed at once (unlimited when absent); more wait QUEUED. */
+  readonly maxRunningQueries?: number;
+  /** Statements waiting for a running slot (unlimited when absent); more fail with QUERY_QUEUE_FULL. */
+  readonly maxQueuedQueries?: number;
   /** Bytes the memory catalog's tables may hold together (unlimited when absent). */
   readonly memoryMaxDataBytes?: number;
   readonly queryClientTimeoutMs: number;
@@ -115,12 +121,15 @@ export function registerCoordinator(options: CoordinatorOptions): Coordinator {
     tpch,
     logger: options.logger,
     memoryLimitBytes: options.queryMaxMemoryBytes,
+    totalMemoryLimitBytes: options.queryMaxTotalMemoryBytes,
+    maxRunningQueries: options.maxRunningQueries,
+    maxQueuedQueries: options.maxQueuedQueries,
     clientTimeoutMs: options.queryClientTimeoutMs,
     maxHistory: options.queryMaxHistory,
     ...(options.security ? { security: options.security } : {}),
   });
   const textPool = (): Promise<Uint8Array> => (manager as QueryManager).sharedTextPool();
-  const standalone = new StandaloneTasks(catalogs, { pool, tpch, textPool, memoryLimitBytes: options.queryMaxMemoryBytes });
+  const standalone = new StandaloneTasks(catalogs, { pool, tpch, textPool, memoryLimitBytes: options.queryMaxMemoryBytes, memoryPool: manager.memoryPool });
   const security = options.security;
   const routes = security ? security.guarded(options.router) : options.router;
   registerStatementRoutes(routes, manager, security);

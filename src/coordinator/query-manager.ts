@@ -29,6 +29,8 @@ import { DenseSet } from '../util/dense-set.js';
 import type { Principal } from './access-control.js';
 import type { SqlSecurity } from './sql-security.js';
 import { RingQueue } from '../util/ring-queue.js';
+import { Admission } from './admission.js';
+import { MemoryPool } from './memory-pool.js';
 
 export interface QueryManagerOptions {
   readonly catalogs: CatalogRegistry;
@@ -36,6 +38,12 @@ export interface QueryManagerOptions {
   readonly tpch: TpchConnector;
   readonly logger: Logger;
   readonly memoryLimitBytes: number;
+  /** Bytes all running queries may hold together (absent: no limit beyond each query's). */
+  readonly totalMemoryLimitBytes?: number;
+  /** Statements planned or executed at once (absent: no limit); more wait QUEUED. */
+  readonly maxRunningQueries?: number;
+  /** Statements waiting for a slot (absent: no limit); more fail with QUERY_QUEUE_FULL. */
+  readonly maxQueuedQueries?: number;
   /** Unpolled queries fail after this long. */
   readonly clientTimeoutMs: number;
   /** Finished queries kept for /v1/query. */
@@ -122,11 +130,16 @@ export class QueryManager implements QueryDriver {
    * stream of small statements that walk took 2–10 ms of the main thread every second).
    */
   private readonly ended = new RingQueue<Query>(256);
+  private readonly admission: Admission<Query>;
+  /** What every running execution holds, against the server-wide limit. */
+  readonly memoryPool: MemoryPool;
 
   constructor(private readonly options: QueryManagerOptions) {
     const bytes = randomBytes(5);
     this.coordinatorId = [...bytes].map((b) => COORDINATOR_ID_ALPHABET[b % COORDINATOR_ID_ALPHABET.length]).join('');
     this.plans = new PlanCache(options.catalogs);
+    this.admission = new Admission<Query>(options.maxRunningQueries ?? Infinity, options.maxQueuedQueries ?? Infinity, (query) => query.start());
+    this.memoryPool = new MemoryPool(options.totalMemoryLimitBytes ?? Infinity);
     this.sweeper = setInterval(() => this.sweep(), 1000);
     this.sweeper.unref();
     // One context for every execution (not one per query: a finished query stays in the history).
@@ -135,6 +148,7 @@ export class QueryManager implements QueryDriver {
       tpch: options.tpch,
       textPool: () => this.sharedTextPool(),
       memoryLimitBytes: options.memoryLimitBytes,
+      memoryPool: this.memoryPool,
       splitsFor: (stage) => this.splitsFor(stage),
     };
     this.writes = new WriteExecutor(options.catalogs, this.executionContext);
@@ -154,22 +168,36 @@ export class QueryManager implements QueryDriver {
     return id;
   }
 
-  /** Creates a query and starts it. */
+  /** Creates a query and starts it (or queues it: see dispatch). */
   create(sql: string, session: Session, baseUrl: string): Query {
-    const query = this.admit(sql, session, baseUrl);
-    query.start();
+    const query = this.register(sql, session, baseUrl);
+    this.dispatch(query);
     return query;
   }
 
   /** The statement protocol's POST: a new query, its first (QUEUED) answer built before it starts. */
   submit(sql: string, session: Session, baseUrl: string): { readonly query: Query; readonly answer: StatementAnswer } {
-    const query = this.admit(sql, session, baseUrl);
+    const query = this.register(sql, session, baseUrl);
     const answer = query.initialAnswer();
-    query.start();
+    this.dispatch(query);
     return { query, answer };
   }
 
-  private admit(sql: string, session: Session, baseUrl: string): Query {
+  /** Starts the query when a running slot is free, else it stays QUEUED until one is; fails it when the queue is full. */
+  private dispatch(query: Query): void {
+    if (!this.admission.submit(query)) query.fail(new EngineError('QUERY_QUEUE_FULL', 'Too many queued queries for "global"'));
+  }
+
+  admissionReleased(query: Query): void {
+    this.admission.release(query);
+  }
+
+  /** Statements holding a running slot and waiting for one. */
+  admissionCounts(): { readonly running: number; readonly queued: number } {
+    return { running: this.admission.runningCount, queued: this.admission.queuedCount };
+  }
+
+  private register(sql: string, session: Session, baseUrl: string): Query {
     const id = this.nextId();
     const query = new Query(id, `${this.coordinatorId}${this.counter.toString(36)}`, sql, session, baseUrl, this);
     this.queries.set(query);
@@ -296,6 +324,7 @@ export class QueryManager implements QueryDriver {
     const context = viewer ? { ...this.executionContext, splitsFor: (stage: StagePlan) => this.splitsFor(stage, viewer) } : this.executionContext;
     const execution = new QueryExecution(query.id, plan, context, (e) => query.fail(e));
     query.execution = execution;
+    execution.resultListener = query;
     if (query.done) return;
     query.transition('RUNNING');
     // In the turn the client reads the last rows, so that its answer can already be the final one.

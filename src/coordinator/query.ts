@@ -10,6 +10,7 @@ import type { Principal } from './access-control.js';
 import { flat } from '../util/flat-string.js';
 import { encodeRows, encodeRowsJson, encodeRowsJsonBytes, estimateJsonBytes, JsonBytes, rowsAscii, type JsonValue } from './result-encoding.js';
 import type { QueryExecution } from './execution.js';
+import type { AdmissionSlot } from './admission.js';
 
 export type QueryState = 'QUEUED' | 'PLANNING' | 'STARTING' | 'RUNNING' | 'FINISHING' | 'FINISHED' | 'FAILED';
 
@@ -97,6 +98,8 @@ export interface QueryDriver {
   finalAnswerSent?(query: Query): void;
   /** The query has reached FINISHED or FAILED. */
   queryEnded?(query: Query): void;
+  /** The query waited for or held a running slot and no longer does: it failed, or its execution is done (FINISHING). */
+  admissionReleased?(query: Query): void;
 }
 
 export interface SessionUpdates {
@@ -159,6 +162,8 @@ export class Query {
   lastHeartbeat = Date.now();
   /** Position in the query manager's set of live queries (util/dense-set.ts). */
   denseSlot = -1;
+  /** Whether it waits for a running slot (QUEUED) or holds one (admission.ts). */
+  admission: AdmissionSlot = 'none';
   error: EngineError | undefined;
   /** For EXECUTE: the prepared statement with its parameters bound (what is planned). */
   boundSql: string | undefined;
@@ -239,6 +244,8 @@ export class Query {
       this.planningEndTime ??= now;
       this.executionStartTime ??= now;
     }
+    // FINISHING: every row has been produced and read (or there were none), so nothing is left to run or hold.
+    if (this.admission !== 'none' && STATE_RANK[to] >= STATE_RANK.FINISHING) this.driver.admissionReleased?.(this);
     if (to === 'FINISHED' || to === 'FAILED') {
       this.endTime = now;
       this.driver.queryEnded?.(this);
@@ -247,6 +254,14 @@ export class Query {
     this.stateWaiters = undefined;
     if (waiters !== undefined) for (const w of waiters) w();
     return true;
+  }
+
+  /**
+   * The execution has produced its whole result: the running slot goes to the next statement while
+   * this one's client reads (the buffered rows count against the memory limits until read).
+   */
+  resultComplete(): void {
+    if (this.admission === 'running') this.driver.admissionReleased?.(this);
   }
 
   fail(e: unknown): void {
