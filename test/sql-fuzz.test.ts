@@ -10,19 +10,7 @@ import { Fuzzer } from '../src/fuzz/run.js';
  * Constructs that give wrong answers (or hang) today, left out of the generated queries until
  * their fixes land: delete a name here when its fix is in, and the run covers it again.
  */
-const KNOWN_WRONG: Feature[] = [
-  'multi-cond-same-pair',
-  'setop-order-limit',
-  'grouping-sets',
-  'count-if-subquery',
-  'nullif-mixed',
-  'cast-double-key',
-  'cross-product-false',
-  'window-whole-max',
-  // found by the fuzzer (test/sql/known-bugs/fuzz_wrong_answers.slt)
-  'exists-aggregate',
-  'in-aggregate-correlated',
-];
+const KNOWN_WRONG: Feature[] = [];
 
 const SEED = 20261129;
 const N = 200;

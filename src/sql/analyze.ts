@@ -1107,6 +1107,8 @@ function analyzeSelect(ast: AstNode, outerCtx: AnalysisContext, outer: Scope | u
   if (isAggregation || innerKeys.length > 0) {
     const grouping = groupingOf(groupAsts, items, itemBc);
     if (grouping.sets && innerKeys.length > 0) throw new EngineError('NOT_SUPPORTED', 'Grouping sets in correlated subqueries are not supported', loc(ast));
+    // Its one row per outer row would be missing where no inner row matches (count's 0, max's NULL): refused, not answered wrong.
+    if (mode === 'in' && innerKeys.length > 0 && isAggregation && groupAsts.length === 0) throw new EngineError('NOT_SUPPORTED', 'A correlated IN subquery over an aggregation without GROUP BY is not supported yet', loc(ast));
     const groupExprs = [...innerKeys, ...grouping.exprs];
     if (mode === 'scalar' && groupAsts.length > 0 && innerKeys.length > 0) {
       throw new EngineError('NOT_SUPPORTED', 'Correlated subqueries with GROUP BY are not supported', loc(ast));

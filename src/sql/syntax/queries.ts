@@ -273,11 +273,16 @@ function groupingElement(c: Cursor): Expression {
 
 function fromClause(c: Cursor): FromItem[] {
   const items: FromItem[] = [];
+  let afterComma = false;
   do {
     items.push(relationPrimary(c));
     for (;;) {
+      const at = c.offset;
       const join = joinKeyword(c);
       if (!join) break;
+      // `a, b RIGHT JOIN c` joins b and c first; the analyzer reads the list left to right, which
+      // is the same for inner and left joins but not for right and full ones.
+      if (afterComma && /\b(RIGHT|FULL)\b/u.test(join)) throw new EngineError('NOT_SUPPORTED', `${join} after a comma in FROM is not supported yet`, locationAt(c.sql, at));
       const right = relationPrimary(c);
       right.join = join;
       if (join !== 'CROSS JOIN') {
@@ -292,6 +297,7 @@ function fromClause(c: Cursor): FromItem[] {
       }
       items.push(right);
     }
+    afterComma = true;
   } while (c.acceptSymbol(','));
   return items;
 }
