@@ -1026,7 +1026,9 @@ function analyzeSelect(ast: AstNode, outerCtx: AnalysisContext, outer: Scope | u
   const limit = limitOf(ast, ctx);
   const shapesRows = mode === 'exists' && (isAggregation || Boolean(ast.having) || limit.count !== null || limit.offset > 0);
   if (shapesRows && (innerKeys.length > 0 || residuals.length > 0)) {
-    throw new EngineError('NOT_SUPPORTED', 'A correlated EXISTS subquery with an aggregation, HAVING or LIMIT is not supported', locateName(ctx.sql, ['exists']));
+    const same = existenceEquivalent(ast, limit);
+    if (same) return analyzeSelect(same, outerCtx, outer, mode);
+    throw new EngineError('NOT_SUPPORTED', 'A correlated EXISTS subquery with HAVING, OFFSET, LIMIT 0 or grouping sets is not supported', locateName(ctx.sql, ['exists']));
   }
   if ((mode === 'exists' && !shapesRows) || mode === 'rows') {
     // EXISTS needs only the rows: keep the fields for residual conditions, add the keys (and for
@@ -1471,6 +1473,23 @@ function remapOuterResidual(e: Expr, outer: Scope): Expr {
     return mapChildren(x, walk);
   };
   return walk(e);
+}
+
+/**
+ * A query whose rows exist exactly when the given EXISTS subquery's do, without what the
+ * per-outer-row decorrelation cannot plan: a global aggregation (one row, always), GROUP BY
+ * without HAVING (a group exists iff a row does), LIMIT n > 0. Undefined when no such query is
+ * this simple (HAVING, OFFSET, LIMIT 0, grouping sets).
+ */
+function existenceEquivalent(ast: AstNode, limit: { count: number | null; offset: number }): AstNode | undefined {
+  if (ast.having || limit.offset > 0 || limit.count === 0) return undefined;
+  const groupBy: AstNode[] = ast.groupby?.columns ?? [];
+  if (groupBy.some((g) => g.type === 'function' && /^(grouping_sets|rollup|cube)$/iu.test(String(g.name?.name?.[0]?.value ?? g.name ?? '')))) return undefined;
+  const one = [{ type: 'expr', expr: { type: 'number', value: 1 }, as: null }];
+  const plain = { ...ast, columns: one, groupby: null, orderby: null, limit: { seperator: '', value: [] } };
+  if (groupBy.length > 0) return plain;
+  if (hasAggregateAst(ast.columns) || hasAggregateAst(ast.orderby)) return { ...plain, from: null, where: null };
+  return plain;
 }
 
 function limitOf(ast: AstNode, ctx: AnalysisContext): { count: number | null; offset: number } {
