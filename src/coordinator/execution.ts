@@ -279,7 +279,7 @@ export class QueryExecution {
     return true;
   }
 
-  /** Stops everything: running drivers finish but their output is dropped. */
+  /** Stops everything: running drivers end at their next checkpoint (query-control.ts), what they made is dropped. */
   cancel(state: 'CANCELED' | 'ABORTED' = 'CANCELED'): void {
     this.stopped = true;
     stopQuery(this.control);
@@ -296,7 +296,7 @@ export class QueryExecution {
     return this.stopped;
   }
 
-  /** Workers claiming splits stop after the split they are running. */
+  /** Workers claiming splits claim no more (the stop flag ends the split they are running). */
   private stopClaims(): void {
     if (this.splitClaims !== undefined) for (const claim of this.splitClaims.values()) Atomics.store(claim, 1, 1);
   }
