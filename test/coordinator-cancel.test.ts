@@ -148,7 +148,7 @@ describe('cancel', () => {
     const tasks = await tasksEnd(first.id, [0, 1], 30_000);
     for (const t of tasks) expect(TERMINAL_TASK, `${t.taskId} ${t.state}`).toContain(t.state);
     type Leaf = { stats: { totalDrivers: number; runningDrivers: number; rawInputPositions: number } };
-    // Drivers already on a worker thread finish; no new ones start.
+    // Drivers already on a worker thread stop at their next page; no new ones start.
     let leaf = await getJson<Leaf>(`${base}/v1/task/${first.id}.1.0`);
     for (let i = 0; i < 150 && leaf.stats.runningDrivers > 0; i++) {
       await new Promise((r) => setTimeout(r, 100));

@@ -12,7 +12,7 @@
 
 import type { Split } from '../connectors/catalog.js';
 import { needsTextPool, type TpchConnector } from '../connectors/tpch/connector.js';
-import { projectPage, rowsViewable, type Page } from '../data/page.js';
+import { pageBytes, projectPage, rowsViewable, type Page } from '../data/page.js';
 import type { SqlType } from '../data/types.js';
 import { buildJoinTable, joinTableBytes, type JoinTable } from '../exec/join-table.js';
 import { gatherColumn, gatherPage, nullColumn, sliceColumn } from '../exec/gather.js';
@@ -23,9 +23,9 @@ import type { WorkerPool } from '../exec/pool.js';
 import { isBlocking, type FragmentSpec } from '../exec/specs.js';
 import type { ClaimedOutcome, DriverOutcome, GeneratedColumns, WorkerRequest } from '../exec/worker.js';
 import type { BuildInput, QueryPlan, StagePlan } from '../sql/fragment.js';
-import { EngineError, toEngineError } from '../util/engine-error.js';
+import { toEngineError, type EngineError } from '../util/engine-error.js';
 import { droppedSharedBytes } from '../util/shared-garbage.js';
-import { formatDataSize } from '../util/wire-format.js';
+import { createQueryControl, driverBytes, guarded, memoryLimitError, setCoordinatorBytes, stopQuery, type QueryControl } from '../exec/query-control.js';
 import { combinePartitioned, partitionStage, type PartitionedStage } from './partitioned-stage.js';
 import { SqlTask } from './task.js';
 import type { MemoryPool } from './memory-pool.js';
@@ -205,6 +205,10 @@ export class QueryExecution {
   denseSlot = -1;
   /** Told once the root task has all its pages: nothing is left to run, only to be read. */
   resultListener: { resultComplete(): void } | undefined;
+  /** Bytes of upstream pages read into this thread's hands (a blocking stage's input, a build's rows) and not yet let go. */
+  private drainedBytes = 0;
+  /** The stop flag and memory budget every driver of the query polls (query-control.ts). */
+  readonly control: QueryControl;
 
   constructor(
     readonly queryId: string,
@@ -216,6 +220,7 @@ export class QueryExecution {
     this.readerOf = layout.readerOf;
     this.tasks = plan.stages.map((s) => new SqlTask(flat(`${queryId}.${s.stageId}.0`), queryId, s.stageId, s.fragment, layout.readers.get(s.stageId) ?? 1));
     this.finishedPromise = new Promise((resolve) => (this.resolveFinished = resolve));
+    this.control = createQueryControl(ctx.memoryLimitBytes);
   }
 
   get rootTask(): SqlTask {
@@ -308,10 +313,11 @@ export class QueryExecution {
     return true;
   }
 
-  /** Stops everything: running drivers finish but their output is dropped. */
+  /** Stops everything: running drivers end at their next checkpoint (query-control.ts), what they made is dropped. */
   cancel(state: 'CANCELED' | 'ABORTED' = 'CANCELED'): void {
     this.stopped = true;
     this.ctx.memoryPool?.remove(this);
+    stopQuery(this.control);
     this.stopClaims();
     // Each task's state before its buffer's abort, which finishes the task (whenDrained) at once.
     for (const t of this.tasks) {
@@ -325,7 +331,7 @@ export class QueryExecution {
     return this.stopped;
   }
 
-  /** Workers claiming splits stop after the split they are running. */
+  /** Workers claiming splits claim no more (the stop flag ends the split they are running). */
   private stopClaims(): void {
     if (this.splitClaims !== undefined) for (const claim of this.splitClaims.values()) Atomics.store(claim, 1, 1);
   }
@@ -335,6 +341,7 @@ export class QueryExecution {
     this.failure = e;
     this.stopped = true;
     this.ctx.memoryPool?.remove(this);
+    stopQuery(this.control);
     this.stopClaims();
     for (const t of this.tasks) {
       if (!t.done) {
@@ -348,19 +355,17 @@ export class QueryExecution {
 
   /** A plain loop: the memory pool sums this over every running execution after each driver of any of them. */
   memoryReservation(): number {
-    let bytes = this.stopped ? 0 : this.joinBytes;
+    let bytes = this.stopped ? 0 : this.joinBytes + this.drainedBytes;
     for (const t of this.tasks) bytes += t.memoryReservation();
     return bytes;
   }
 
+  /** Fails the query past its limit: what this thread holds and what its running drivers hold (published for their checks). */
   private checkMemory(): void {
-    const used = this.memoryReservation();
-    if (used > this.ctx.memoryLimitBytes) {
-      throw new EngineError(
-        'EXCEEDED_LOCAL_MEMORY_LIMIT',
-        `Query exceeded per-node memory limit of ${formatDataSize(this.ctx.memoryLimitBytes)} [Allocated: ${formatDataSize(used)}]`,
-      );
-    }
+    const held = this.memoryReservation();
+    setCoordinatorBytes(this.control, held);
+    const used = held + driverBytes(this.control);
+    if (used > this.ctx.memoryLimitBytes) throw memoryLimitError(this.ctx.memoryLimitBytes, used);
     this.ctx.memoryPool?.check(used);
   }
 
@@ -375,7 +380,8 @@ export class QueryExecution {
       if (stage.fragment.source.kind === 'scan') await this.runSourceTask(stage, task, joins);
       else await this.runExchangeTask(stage, task, joins);
     } catch (e) {
-      this.fail(toEngineError(e));
+      // Once stopped, drivers end with "stopped" errors: the query's failure (or cancel) is known.
+      if (!this.stopped) this.fail(toEngineError(e));
     }
   }
 
@@ -392,45 +398,58 @@ export class QueryExecution {
 
   private async buildTable(build: BuildInput): Promise<JoinTable> {
     const source = this.task(build.stageId);
-    const { pages, rows } = await this.drain({ task: source, reader: this.readerOf.get(`join ${build.joinId}`) ?? 0 });
+    const { pages, rows, bytes } = await this.drain({ task: source, reader: this.readerOf.get(`join ${build.joinId}`) ?? 0 });
     const types = source.fragment.outputTypes;
     let table: JoinTable;
     if (rows <= INLINE_MAX_ROWS) table = buildJoinTable(pages, types, build.keys, build.trackMatches);
     else {
-      const response = await this.ctx.pool.run({ kind: 'buildJoin', pages, types, keys: build.keys, trackMatches: build.trackMatches });
+      const response = await this.ctx.pool.run({ kind: 'buildJoin', pages, types, keys: build.keys, trackMatches: build.trackMatches, control: this.control });
       if (!response.ok) throw toEngineError(response.error);
       if (!('joinTable' in response)) throw new Error('unexpected worker response');
       table = response.joinTable;
     }
+    this.drainedBytes -= bytes;
     this.joinBytes += joinTableBytes(table);
     this.checkMemory();
     return table;
   }
 
-  /** Reads a task's output buffer to the end. */
-  private async drain(source: Upstream): Promise<{ pages: Page[]; rows: number }> {
+  /**
+   * Reads a task's output buffer to the end. The pages read count as the query's (drainedBytes)
+   * until the caller lets go of them (subtracting `bytes`): once read they leave the buffer's
+   * accounting, and a sort over a cross join's output held gigabytes no one counted.
+   */
+  private async drain(source: Upstream): Promise<{ pages: Page[]; rows: number; bytes: number }> {
     const buffer = source.task.outputBuffer;
     const pages: Page[] = [];
     let rows = 0;
+    let bytes = 0;
     let token = 0;
     for (;;) {
-      if (this.stopped) return { pages, rows };
+      if (this.stopped) return { pages, rows, bytes };
       const read = buffer.read(token, EXCHANGE_READ_BYTES, source.reader);
       token = read.nextToken;
+      let readBytes = 0;
       for (const p of read.pages) {
         pages.push(p);
         rows += p.length;
+        readBytes += pageBytes(p);
+      }
+      if (readBytes > 0) {
+        bytes += readBytes;
+        this.drainedBytes += readBytes;
+        this.checkMemory();
       }
       if (read.complete) {
         buffer.acknowledge(token, source.reader);
-        return { pages, rows };
+        return { pages, rows, bytes };
       }
       if (read.pages.length === 0) await buffer.waitForChange(100);
     }
   }
 
   private async runDriver(request: WorkerRequest & { kind: 'driver' }, inline: boolean): Promise<DriverResult> {
-    if (inline) return runPipeline(request.fragment, inlinePages(request), request.joins);
+    if (inline) return guarded(this.control, () => runPipeline(request.fragment, inlinePages(request), request.joins));
     const source = request.fragment.source;
     const split = request.split && source.kind === 'scan' ? onlyColumns(request.split, source.columns) : request.split;
     const textPool = await this.textPoolFor(split ? [split] : []);
@@ -439,7 +458,7 @@ export class QueryExecution {
 
   /** A request answered with one driver's result, run on the pool. */
   private async driverOnPool(request: WorkerRequest & { kind: 'driver' | 'gatherRows' }): Promise<DriverResult> {
-    const response = await this.ctx.pool.run(request);
+    const response = await this.ctx.pool.run({ ...request, control: this.control });
     if (!response.ok) throw toEngineError(response.error);
     if (!('result' in response)) throw new Error('unexpected worker response');
     return this.takeOutcome(response);
@@ -499,7 +518,7 @@ export class QueryExecution {
       // workers finish together (the aggregation merges whatever rows each worker took). Not with
       // varchar columns: a slice of those is a copy (Q13's o_comment: 90 ms a run).
       const slicedTail = rowsDivisible(fragment) && prepared.every(viewableRows) ? Math.min(prepared.length, this.ctx.pool.threads) : 0;
-      const requests = Array.from({ length: this.ctx.pool.threads }, () => this.ctx.pool.run({ kind: 'claimDrivers', fragment, splits: prepared, joins, textPool, claim, slicedTail }));
+      const requests = Array.from({ length: this.ctx.pool.threads }, () => this.ctx.pool.run({ kind: 'claimDrivers', fragment, splits: prepared, joins, textPool, claim, slicedTail, control: this.control }));
       const outcomes: ClaimedOutcome[] = [];
       for (const response of await Promise.all(requests)) {
         if (!response.ok) throw toEngineError(response.error);
@@ -568,7 +587,7 @@ export class QueryExecution {
       task.queuedDrivers--;
       task.runningDrivers++;
       try {
-        const result = runPipeline(fragment, inlinePages({ kind: 'driver', fragment, split, joins }), joins);
+        const result = guarded(this.control, () => runPipeline(fragment, inlinePages({ kind: 'driver', fragment, split, joins }), joins));
         fragment = adaptPartialAggregation(fragment, result);
         // Not summed over every task per driver here (the rows are few and in memory already):
         // thousands of one-row stages made that quadratic.
@@ -691,6 +710,8 @@ export class QueryExecution {
       task.queuedDrivers = 0;
       task.runningDrivers = drivers;
       const result = partitioned ? await this.runPartitioned(partitioned, pages, joins) : await this.runDriver({ kind: 'driver', fragment, pages, joins }, smallWork(fragment, rows, joins));
+      // The input is let go of (a sort's output holds rows of its own).
+      for (const input of inputs) this.drainedBytes -= input.bytes;
       task.recordDriver(result);
       for (const page of result.pages) task.outputBuffer.enqueue(page);
       this.checkMemory();
@@ -767,7 +788,11 @@ export class QueryExecution {
         while (task.outputBuffer.isFull(BUFFER_LIMIT_BYTES) && !this.stopped) await task.outputBuffer.waitForChange(50);
         const read = source.task.outputBuffer.read(token, EXCHANGE_READ_BYTES, source.reader);
         token = read.nextToken;
-        if (read.pages.length > 0) await feed(read.pages);
+        if (read.pages.length > 0) {
+          await feed(read.pages);
+          if (this.stopped) return;
+          this.checkMemory();
+        }
         if (pipeline.isDone()) {
           // LIMIT satisfied: stop the upstream stage and drop what it buffered.
           this.stopUpstream(upstream);

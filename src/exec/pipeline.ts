@@ -17,6 +17,7 @@ import { GroupIdOperator } from './operators/group-id.js';
 import { HashPartitionOperator } from './operators/hash-partition.js';
 import type { JoinTable } from './join-table.js';
 import type { FragmentSpec, OperatorSpec } from './specs.js';
+import { currentGuard, type DriverGuard } from './query-control.js';
 
 /** The output types of an operator given its input types. */
 export function operatorOutputTypes(spec: OperatorSpec, input: readonly SqlType[]): SqlType[] {
@@ -48,6 +49,8 @@ export class Pipeline {
   readonly sourceStats: OperatorStats;
   readonly outputStats: OperatorStats;
   private readonly head: PageSink;
+  /** The running driver's guard: checked between pages (stop flag, memory limit). */
+  private readonly guard: DriverGuard | null = currentGuard();
 
   constructor(
     readonly fragment: FragmentSpec,
@@ -61,6 +64,7 @@ export class Pipeline {
       recordInput(this.outputStats, page);
       recordOutput(this.outputStats, page);
       sink(page);
+      if (this.guard !== null) this.guard.check();
     };
     // Build back to front so each operator knows its downstream.
     const types = operatorInputTypes(fragment);
@@ -79,16 +83,26 @@ export class Pipeline {
     }
     this.operators = built;
     this.head = next;
+    if (this.guard !== null) this.guard.measure = () => this.heldBytes();
+  }
+
+  /** What the pipeline holds: its output so far (a driver returns it at the end) and its operators' state. */
+  heldBytes(): number {
+    let bytes = this.outputStats.outputBytes;
+    for (const op of this.operators) bytes += op.stats.peakMemoryBytes;
+    return bytes;
   }
 
   /** Feeds a source page through the pipeline. */
   addInput(page: Page): void {
+    if (this.guard !== null) this.guard.check();
     recordInput(this.sourceStats, page);
     recordOutput(this.sourceStats, page);
     if (page.length > 0) this.head(page);
   }
 
   finish(): void {
+    if (this.guard !== null) this.guard.check();
     const start = nowNanos();
     this.sourceStats.finishCalls++;
     for (const op of this.operators) op.finish();

@@ -18,6 +18,7 @@ function arenaOrNull(): WebAssembly.Memory | null {
 export class WorkerPool {
   private readonly piscina: Piscina;
   private closed = false;
+  private inFlight = 0;
 
   /**
    * The column arena the pool's workers allocate cached data in (data/arena.ts); freed with the
@@ -39,7 +40,18 @@ export class WorkerPool {
 
   run(request: WorkerRequest): Promise<WorkerResponse> {
     if (this.closed) return Promise.reject(new Error('worker pool is closed'));
-    return this.piscina.run(request) as Promise<WorkerResponse>;
+    this.inFlight++;
+    const done = (): void => {
+      this.inFlight--;
+    };
+    const response = this.piscina.run(request) as Promise<WorkerResponse>;
+    response.then(done, done);
+    return response;
+  }
+
+  /** Requests handed to the pool and not answered yet (running on a worker or queued for one). */
+  get busyRequests(): number {
+    return this.inFlight;
   }
 
   get queued(): number {

@@ -9,6 +9,7 @@ import { readUtf8 } from '../data/page.js';
 import type { SortKey } from '../sql/plan.js';
 import { nullFlags, numericValues, stringValues } from './column-readers.js';
 import { bytesHash } from './group-by-hash.js';
+import { checkpoint } from './query-control.js';
 
 export interface KeyRanks {
   /** Per row, its rank 0..count-1 in the key's order (direction and NULL placement applied). */
@@ -24,6 +25,8 @@ export function sortedIndices(page: Page, keys: readonly SortKey[]): Int32Array 
   for (let i = 0; i < n; i++) perm[i] = i;
   let spare = new Int32Array(n);
   for (let k = keys.length - 1; k >= 0; k--) {
+    // Each key is a pass over every row: a stopped query ends between them.
+    checkpoint();
     const { ranks, count } = keyRanks(page, keys[k], n);
     if (count <= 1) continue;
     countingSort(perm, spare, ranks, count, n);

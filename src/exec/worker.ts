@@ -16,37 +16,45 @@ import { nowNanos } from './metrics.js';
 import type { FragmentSpec } from './specs.js';
 import { buildJoinTable, type JoinTable } from './join-table.js';
 import type { SqlType } from '../data/types.js';
+import { currentGuard, guarded, type QueryControl } from './query-control.js';
 
 // The pool's column arena: generated columns are allocated in it, wasm kernels read them there.
 installArena((workerData as { arena?: WebAssembly.Memory } | undefined)?.arena ?? null);
 
-export type WorkerRequest =
-  | {
-      readonly kind: 'driver';
-      readonly fragment: FragmentSpec;
-      readonly split?: Split;
-      readonly pages?: readonly Page[];
-      readonly textPool?: Uint8Array;
-      readonly joins?: Readonly<Record<number, JoinTable>>;
-    }
-  | {
-      /**
-       * Scan drivers, one per split, over the splits this worker claims: `claim[0]` is the next
-       * split to take (shared by every worker on the stage), `claim[1]` non-zero stops claiming.
-       */
-      readonly kind: 'claimDrivers';
-      readonly fragment: FragmentSpec;
-      readonly splits: readonly Split[];
-      readonly claim: Int32Array;
-      /** How many of the last splits are claimed in quarters (cached splits only; see claimUnit). */
-      readonly slicedTail?: number;
-      readonly textPool?: Uint8Array;
-      readonly joins?: Readonly<Record<number, JoinTable>>;
-    }
-  | { readonly kind: 'buildJoin'; readonly pages: readonly Page[]; readonly types: readonly SqlType[]; readonly keys: readonly number[]; readonly trackMatches: boolean }
-  /** The page's rows at `rows` (a join's marked build rows), as a driver's one output page. */
-  | { readonly kind: 'gatherRows'; readonly page: Page; readonly rows: Int32Array }
-  | { readonly kind: 'buildTextPool' };
+/** The query's stop flag and memory budget (query-control.ts), polled by the drivers. */
+interface Controlled {
+  readonly control?: QueryControl;
+}
+
+export type WorkerRequest = Controlled &
+  (
+    | {
+        readonly kind: 'driver';
+        readonly fragment: FragmentSpec;
+        readonly split?: Split;
+        readonly pages?: readonly Page[];
+        readonly textPool?: Uint8Array;
+        readonly joins?: Readonly<Record<number, JoinTable>>;
+      }
+    | {
+        /**
+         * Scan drivers, one per split, over the splits this worker claims: `claim[0]` is the next
+         * split to take (shared by every worker on the stage), `claim[1]` non-zero stops claiming.
+         */
+        readonly kind: 'claimDrivers';
+        readonly fragment: FragmentSpec;
+        readonly splits: readonly Split[];
+        readonly claim: Int32Array;
+        /** How many of the last splits are claimed in quarters (cached splits only; see claimUnit). */
+        readonly slicedTail?: number;
+        readonly textPool?: Uint8Array;
+        readonly joins?: Readonly<Record<number, JoinTable>>;
+      }
+    | { readonly kind: 'buildJoin'; readonly pages: readonly Page[]; readonly types: readonly SqlType[]; readonly keys: readonly number[]; readonly trackMatches: boolean }
+    /** The page's rows at `rows` (a join's marked build rows), as a driver's one output page. */
+    | { readonly kind: 'gatherRows'; readonly page: Page; readonly rows: Int32Array }
+    | { readonly kind: 'buildTextPool' }
+  );
 
 /** Columns generated for a split (table positions), for the coordinator's cache. */
 export interface GeneratedColumns {
@@ -82,18 +90,22 @@ export type WorkerResponse =
 
 export function runWorkerRequest(req: WorkerRequest): WorkerResponse {
   try {
-    if (req.kind === 'buildTextPool') return { ok: true, textPool: buildTextPool(TEXT_POOL_SIZE) };
-    if (req.kind === 'buildJoin') return { ok: true, joinTable: buildJoinTable(req.pages, req.types, req.keys, req.trackMatches) };
-    if (req.kind === 'gatherRows') return { ok: true, result: shareOutput({ pages: [gatherPage(req.page, req.rows)], stats: [], wallNanos: 0, cpuNanos: 0 }) };
-    const joins = req.joins ?? {};
-    if (req.kind === 'claimDrivers') return { ok: true, drivers: runClaimedSplits(req.fragment, req.splits, req.claim, req.slicedTail ?? 0, joins, req.textPool) };
-    const { fragment } = req;
-    if (fragment.source.kind === 'exchange') return { ok: true, result: shareOutput(runPipeline(fragment, req.pages ?? [], joins)) };
-    if (!req.split) throw new Error('a scan driver needs a split');
-    return { ok: true, ...runScan(fragment, req.split, joins, req.textPool) };
+    return guarded(req.control, () => runRequest(req));
   } catch (e) {
     return { ok: false, error: toEngineError(e).toJSON() };
   }
+}
+
+function runRequest(req: WorkerRequest): WorkerResponse {
+  if (req.kind === 'buildTextPool') return { ok: true, textPool: buildTextPool(TEXT_POOL_SIZE) };
+  if (req.kind === 'buildJoin') return { ok: true, joinTable: buildJoinTable(req.pages, req.types, req.keys, req.trackMatches) };
+  if (req.kind === 'gatherRows') return { ok: true, result: shareOutput({ pages: [gatherPage(req.page, req.rows)], stats: [], wallNanos: 0, cpuNanos: 0 }) };
+  const joins = req.joins ?? {};
+  if (req.kind === 'claimDrivers') return { ok: true, drivers: runClaimedSplits(req.fragment, req.splits, req.claim, req.slicedTail ?? 0, joins, req.textPool) };
+  const { fragment } = req;
+  if (fragment.source.kind === 'exchange') return { ok: true, result: shareOutput(runPipeline(fragment, req.pages ?? [], joins)) };
+  if (!req.split) throw new Error('a scan driver needs a split');
+  return { ok: true, ...runScan(fragment, req.split, joins, req.textPool) };
 }
 
 /**
@@ -118,6 +130,7 @@ function runClaimedSplits(fragment: FragmentSpec, splits: readonly Split[], clai
     open.pipeline.finish();
     const wallNanos = open.wallNanos + nowNanos() - started;
     const result = shareOutput({ pages: open.pages, stats: open.pipeline.stats(), wallNanos, cpuNanos: wallNanos });
+    currentGuard()?.keep(open.pipeline.heldBytes());
     outcomes.push({ split: open.split, result });
     current = adaptPartialAggregation(current, result);
     open = null;
@@ -130,6 +143,7 @@ function runClaimedSplits(fragment: FragmentSpec, splits: readonly Split[], clai
     const { pages: input, generated } = slice === undefined ? scanPages(current, splits[split], textPool) : { pages: slicePages(current, splits[split], slice), generated: undefined };
     if (!endsInPartialAggregation(current)) {
       const result = shareOutput(runPipeline(current, input, joins));
+      currentGuard()?.keep(result.stats[result.stats.length - 1]?.outputBytes ?? 0);
       outcomes.push({ result, generated, split });
       current = adaptPartialAggregation(current, result);
       continue;

@@ -14,6 +14,7 @@ import { gatherColumn, gatherWithNulls, nullColumn, sliceColumn } from '../gathe
 import { bitCount, hashNumber, hashRow, mixNumber, readKeys, ROW_HASH_SEED, type JoinTable, type KeyReader } from '../join-table.js';
 import { emptyOperatorStats, nowNanos, recordInput, recordOutput, type OperatorStats } from '../metrics.js';
 import type { Operator, PageSink, SelectionSink } from './operator.js';
+import { checkpoint } from '../query-control.js';
 
 export type ProbeJoinType = 'inner' | 'left' | 'full' | 'semi' | 'anti' | 'mark';
 
@@ -628,6 +629,8 @@ export class HashJoinOperator implements Operator, SelectionSink {
     const inParts = this.mayFanOut(count);
     let pairsPerRow = !inParts ? 0 : this.probeKeys.length === 0 ? Math.max(1, this.table.rowCount) : 0;
     for (let from = 0; from < count; ) {
+      // A cross product's parts can run for minutes: a stopped query ends here.
+      if (inParts) checkpoint();
       const want = !inParts ? count : pairsPerRow === 0 ? FIRST_PART_ROWS : Math.floor(MAX_PAIRS_AT_ONCE / pairsPerRow);
       const n = Math.min(count - from, Math.max(1, want));
       // A part of a plain page is its rows copied (a few columns of n rows: cheaper than mapping

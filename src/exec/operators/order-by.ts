@@ -10,6 +10,7 @@ import { concatPages } from '../concat.js';
 import { gatherColumn } from '../gather.js';
 import { emptyOperatorStats, nowNanos, recordInput, recordOutput, type OperatorStats } from '../metrics.js';
 import type { Operator, PageSink } from './operator.js';
+import { checkpoint } from '../query-control.js';
 
 export class OrderByOperator implements Operator {
   readonly stats: OperatorStats;
@@ -41,9 +42,11 @@ export class OrderByOperator implements Operator {
     if (this.rows === 0) return;
     const all = concatPages(this.pages, this.types);
     this.pages.length = 0;
+    checkpoint();
     const n = all.length;
     const count = this.limit === null ? n : Math.min(n, this.limit);
     const perm = count * TOP_N_HEAP_RATIO < n ? topIndices(all, this.keys, count) : sortedIndices(all, this.keys);
+    checkpoint();
     const out: Page = { length: count, columns: all.columns.map((c) => gatherColumn(c, perm, count)) };
     this.stats.finishNanos += nowNanos() - start;
     recordOutput(this.stats, out);
