@@ -198,7 +198,7 @@ async function loadOnly(o: BenchOptions, resultsDir: string): Promise<void> {
   try {
     const q6 = tpchQuery(6);
     load = await protocolLoad(server.app.baseUrl, {
-      authenticated: { url: guarded.app.baseUrl, authorization: guarded.authorization },
+      authenticated: { url: guarded.app.baseUrl, authorization: guarded.authorization, user: 'admin' },
       connections: o.connections,
       fewConnections: o.fewConnections || undefined,
       durationSeconds: o.durationSeconds,
@@ -329,7 +329,7 @@ async function main(): Promise<void> {
         const guarded = await startServer(o.threads, true);
         try {
         load = await protocolLoad(server.app.baseUrl, {
-          authenticated: { url: guarded.app.baseUrl, authorization: guarded.authorization },
+          authenticated: { url: guarded.app.baseUrl, authorization: guarded.authorization, user: 'admin' },
           connections: o.connections,
           fewConnections: o.fewConnections || undefined,
           durationSeconds: o.durationSeconds,

@@ -18,6 +18,8 @@ export type LoadScenario =
       readonly schema: string;
       /** The Authorization header every request carries (a server with authentication on). */
       readonly authorization?: string;
+      /** The session user (X-Trino-User); default `load`. With `authorization`, its user, as clients send it. */
+      readonly user?: string;
     };
 
 export interface LoadResult {
@@ -158,7 +160,7 @@ async function run(s: LoadScenario): Promise<LoadResult> {
     method: 'POST',
     path: '/v1/statement',
     body: s.sql,
-    headers: { 'X-Trino-User': 'load', 'X-Trino-Catalog': s.catalog, 'X-Trino-Schema': s.schema, 'Content-Type': 'text/plain', ...(s.authorization ? { Authorization: s.authorization } : {}) },
+    headers: { 'X-Trino-User': s.user ?? 'load', 'X-Trino-Catalog': s.catalog, 'X-Trino-Schema': s.schema, 'Content-Type': 'text/plain', ...(s.authorization ? { Authorization: s.authorization } : {}) },
     conn,
     onResponse,
   };

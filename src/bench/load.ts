@@ -105,7 +105,7 @@ export interface LoadOptions {
   /** Rounds of SELECT 1 and the bare servers (see ProtocolResults.rounds); default 1. */
   readonly rounds?: number;
   /** A server with SQL authentication on and the header that signs in to it: SELECT 1 there too, each round. */
-  readonly authenticated?: { readonly url: string; readonly authorization: string };
+  readonly authenticated?: { readonly url: string; readonly authorization: string; readonly user: string };
   readonly onStep?: (label: string) => void;
 }
 
@@ -171,7 +171,7 @@ async function protocolLoadWith(client: LoadClient, baseUrl: string, o: LoadOpti
   for (let r = 0; r < rounds; r++) {
     const of = rounds > 1 ? `, round ${r + 1} of ${rounds}` : '';
     trivialRounds.push(await measure(statement(`SELECT 1, ${o.connections} clients`, 'SELECT 1', 'tiny'), of));
-    if (o.authenticated) authenticatedRounds.push(await measure({ ...statement(`SELECT 1 with Basic authentication, ${o.connections} clients`, 'SELECT 1', 'tiny', o.authenticated.url), authorization: o.authenticated.authorization }, of));
+    if (o.authenticated) authenticatedRounds.push(await measure({ ...statement(`SELECT 1 with Basic authentication, ${o.connections} clients`, 'SELECT 1', 'tiny', o.authenticated.url), authorization: o.authenticated.authorization, user: o.authenticated.user }, of));
     bareRounds.push(await onBare('hello', (url) => ({ kind: 'plain', name: 'bare uWS hello', url, ...common }), of));
     shapedRounds.push(await onBare('statement-shaped', (url) => statement('bare uWS, SELECT 1-shaped answers', 'SELECT 1', 'tiny', url), of));
   }

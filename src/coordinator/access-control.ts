@@ -81,6 +81,8 @@ interface ImpersonationRule {
   readonly originalRole?: RegExp;
   /** May refer to groups of original_user as `$1`…. */
   readonly newUser: string;
+  /** newUser compiled, when it refers to no group. */
+  readonly newUserPattern?: RegExp;
   readonly allow: boolean;
 }
 
@@ -169,6 +171,7 @@ export class AccessControl {
       originalUser: whole(r.original_user, `impersonation[${i}].original_user`),
       originalRole: whole(r.original_role, `impersonation[${i}].original_role`),
       newUser: r.new_user,
+      newUserPattern: /\$\d/u.test(r.new_user) ? undefined : whole(r.new_user, `impersonation[${i}].new_user`),
       allow: r.allow ?? true,
     }));
     return new AccessControl(catalogs, schemas, tables, queries, impersonation, source);
@@ -176,6 +179,12 @@ export class AccessControl {
 
   /** Whether every user may read every table (no table rules, and no catalog rule that could deny one). */
   get readsUnrestricted(): boolean {
+    return (this.unrestrictedReads ??= this.computeReadsUnrestricted());
+  }
+
+  private unrestrictedReads: boolean | undefined;
+
+  private computeReadsUnrestricted(): boolean {
     if (this.tables !== undefined) return false;
     if (this.catalogs === undefined) return true;
     for (const r of this.catalogs) {
@@ -183,6 +192,16 @@ export class AccessControl {
       if (!r.user && !r.role && !r.group && !r.catalog) return true;
     }
     return false;
+  }
+
+  /** Principals are immutable and reused while the identity store is unchanged: their execute right is kept with them. */
+  private readonly executes = new WeakMap<Principal, boolean>();
+
+  /** Whether the principal may run statements at all (the `queries` rules' `execute`). */
+  canExecute(p: Principal): boolean {
+    let may = this.executes.get(p);
+    if (may === undefined) this.executes.set(p, (may = this.canAccessQuery(p, 'execute')));
+    return may;
   }
 
   /** What the first matching catalog rule allows (`all` when the file has no catalog rules). */
@@ -246,8 +265,8 @@ export class AccessControl {
         if (!groups) continue;
       }
       if (rule.originalRole && !p.roles.some((r) => rule.originalRole!.test(r))) continue;
-      const target = rule.newUser.replace(/\$(\d)/gu, (_, d: string) => groups?.[Number(d)] ?? '');
-      if (!new RegExp(`^(?:${target})$`, 'u').test(newUser)) continue;
+      const pattern = rule.newUserPattern ?? new RegExp(`^(?:${rule.newUser.replace(/\$(\d)/gu, (_, d: string) => groups?.[Number(d)] ?? '')})$`, 'u');
+      if (!pattern.test(newUser)) continue;
       return rule.allow;
     }
     return false;

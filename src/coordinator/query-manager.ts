@@ -80,6 +80,8 @@ export function localSession(o: LocalSessionOptions = {}): Session {
     properties: o.properties ?? {},
     headerPrefix: 'X-Trino-',
     startTime: Date.now(),
+    principal: undefined,
+    denial: undefined,
   };
 }
 
@@ -302,7 +304,7 @@ export class QueryManager implements QueryDriver {
     // Access control comes first: a statement that may not run does no work.
     if (query.session.denial) throw query.session.denial;
     const rights = this.rightsOf(query);
-    if (rights && !this.options.security!.access.canAccessQuery(rights, 'execute')) throw accessDenied(`User ${rights.user} cannot execute queries`);
+    if (rights && !this.options.security!.access.canExecute(rights)) throw accessDenied(`User ${rights.user} cannot execute queries`);
     query.boundSql ??= boundStatement(query);
     // A cached plan skips analysis, where table access is checked: reuse one only when every user may read everything.
     const cached = rights && !this.options.security!.access.readsUnrestricted ? undefined : this.plans.get(planKey(query));
@@ -320,7 +322,7 @@ export class QueryManager implements QueryDriver {
     query.names = plan.names;
     query.types = plan.types;
     query.transition('STARTING');
-    const viewer = this.viewerOf(query);
+    const viewer = readsMetadata(plan) ? this.viewerOf(query) : undefined;
     const context = viewer ? { ...this.executionContext, splitsFor: (stage: StagePlan) => this.splitsFor(stage, viewer) } : this.executionContext;
     const execution = new QueryExecution(query.id, plan, context, (e) => query.fail(e));
     query.execution = execution;
@@ -631,4 +633,16 @@ function disabledRules(properties: Readonly<Record<string, string>>): ReadonlySe
     }
   }
   return new Set(names);
+}
+
+/** Catalogs whose rows depend on who reads them (MetadataViewer). */
+const VIEWER_CATALOGS = new Set(['system', 'identity']);
+
+/** Whether a plan scans a table whose rows depend on who reads it: information_schema, system, identity. */
+function readsMetadata(plan: QueryPlan): boolean {
+  for (const stage of plan.stages) {
+    const scan = stage.scan;
+    if (scan !== undefined && 'table' in scan && (scan.table.schema === 'information_schema' || VIEWER_CATALOGS.has(scan.table.catalog))) return true;
+  }
+  return false;
 }

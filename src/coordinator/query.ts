@@ -35,9 +35,9 @@ export interface Session {
   readonly headerPrefix: HeaderPrefix;
   readonly startTime: number;
   /** Who authenticated (absent for in-process statements, which are trusted): access checks go by it. */
-  readonly principal?: Principal;
+  readonly principal?: Principal | undefined;
   /** Why the statement may not run, found before it was queued (an impersonation not allowed). */
-  readonly denial?: EngineError;
+  readonly denial?: EngineError | undefined;
 }
 
 export interface ColumnDescriptor {

@@ -39,6 +39,8 @@ export interface SqlSecurityOptions {
 /** The header the node's own requests carry its shared secret in. */
 export const INTERNAL_SECRET_HEADER = 'x-trino-internal-secret';
 
+const INTERNAL_CALLER: Principal = { user: '$internal', roles: ['admin'], groups: [] };
+
 const CHALLENGES = (realm: string): readonly string[] => [`Basic realm="${realm}"`, `Bearer realm="${realm}"`];
 
 /** Anyone the rules file may name: with authentication off there are no roles to go by. */
@@ -49,7 +51,6 @@ function isLoopback(address: string): boolean {
 }
 
 export class SqlSecurity {
-  private readonly principals = new WeakMap<HttpRequest, Principal>();
   readonly access: AccessControl;
   private readonly unauthorized: HttpReply;
   private readonly secret: Buffer;
@@ -68,7 +69,7 @@ export class SqlSecurity {
 
   /** The caller of a request a guarded handler runs for. */
   principalOf(req: HttpRequest): Principal {
-    const p = this.principals.get(req);
+    const p = req.caller as Principal | undefined;
     if (p === undefined) throw new Error('principalOf: the request did not pass the guard');
     return p;
   }
@@ -86,22 +87,24 @@ export class SqlSecurity {
   private guard(handler: Handler, internal = false): Handler {
     return (req) => {
       if (internal && this.hasInternalSecret(req)) {
-        this.principals.set(req, { user: '$internal', roles: ['admin'], groups: [] });
+        req.caller = INTERNAL_CALLER;
         return handler(req);
       }
       const outcome = this.authenticate(req);
-      const proceed = (o: AuthOutcome | HttpReply): HttpReply | Promise<HttpReply> => {
-        if ('status' in o) return o;
-        if (!o.ok) {
-          this.options.logger.info({ event: 'authentication_failed', reason: o.failure, user: o.user, remote: req.remoteAddress, method: req.method, path: req.path }, 'SQL authentication failed');
-          return this.unauthorized;
-        }
-        if (internal && this.options.authentication && !o.identity.roles.includes('admin')) return text(403, 'Forbidden: internal resource');
-        this.principals.set(req, o.identity);
-        return handler(req);
-      };
-      return outcome instanceof Promise ? outcome.then(proceed) : proceed(outcome);
+      return outcome instanceof Promise ? outcome.then((o) => this.admit(o, req, handler, internal)) : this.admit(outcome, req, handler, internal);
     };
+  }
+
+  /** Runs the handler for an authenticated caller; the 401 (or a refusal the check made) otherwise. */
+  private admit(o: AuthOutcome | HttpReply, req: HttpRequest, handler: Handler, internal: boolean): HttpReply | Promise<HttpReply> {
+    if ('status' in o) return o;
+    if (!o.ok) {
+      this.options.logger.info({ event: 'authentication_failed', reason: o.failure, user: o.user, remote: req.remoteAddress, method: req.method, path: req.path }, 'SQL authentication failed');
+      return this.unauthorized;
+    }
+    if (internal && this.options.authentication && !o.identity.roles.includes('admin')) return text(403, 'Forbidden: internal resource');
+    req.caller = o.identity;
+    return handler(req);
   }
 
   private hasInternalSecret(req: HttpRequest): boolean {
@@ -133,8 +136,18 @@ export class SqlSecurity {
   /** Whose rights a statement runs with: the principal's, or those of the user it impersonates. */
   effectivePrincipal(principal: Principal, sessionUser: string): Principal {
     if (sessionUser === principal.user) return principal;
-    return this.options.checker?.lookup(sessionUser) ?? { user: sessionUser, roles: [], groups: [] };
+    const known = this.options.checker?.lookup(sessionUser);
+    if (known) return known;
+    // A name the realm does not know: its rights are those rules give any user of that name.
+    let nobody = this.unknownUsers.get(sessionUser);
+    if (nobody === undefined) {
+      if (this.unknownUsers.size >= 10_000) this.unknownUsers.clear();
+      this.unknownUsers.set(sessionUser, (nobody = { user: sessionUser, roles: [], groups: [] }));
+    }
+    return nobody;
   }
+
+  private readonly unknownUsers = new Map<string, Principal>();
 
   canAccessQuery(principal: Principal, access: QueryAccess, owner: string): boolean {
     return this.access.canAccessQuery(principal, access, owner);

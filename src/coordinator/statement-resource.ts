@@ -101,8 +101,8 @@ function headerSessionOf(h: Readonly<Record<string, string>>): HeaderSession {
 export function sessionFromRequest(req: HttpRequest, security?: SqlSecurity): Session {
   const s = headerSessionOf(req.headers);
   let user = s.user;
-  let principal;
-  let denial;
+  let principal: Session['principal'];
+  let denial: Session['denial'];
   if (security?.authentication) {
     principal = security.principalOf(req);
     try {
@@ -125,8 +125,9 @@ export function sessionFromRequest(req: HttpRequest, security?: SqlSecurity): Se
     preparedStatements: s.preparedStatements,
     headerPrefix: s.headerPrefix,
     startTime: Date.now(),
-    ...(principal ? { principal } : {}),
-    ...(denial ? { denial } : {}),
+    // Always both keys: every session object has one shape, whoever sent it.
+    principal,
+    denial,
   };
 }
 

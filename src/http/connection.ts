@@ -40,6 +40,7 @@ export interface ConnectionTimeouts {
 /** A request as handlers see it; the query string is parsed on first use. */
 class IncomingRequest implements UnroutedRequest {
   params: Readonly<Record<string, string>> | undefined = undefined;
+  caller: unknown = undefined;
   private parsedQuery: URLSearchParams | undefined = undefined;
 
   constructor(

@@ -24,6 +24,11 @@ export interface HttpRequest {
   readonly baseUrl: string;
   /** Aborted when the client goes away before the reply is written (long polls stop waiting). */
   readonly signal: ClientSignal;
+  /**
+   * Who the caller is, as an authentication guard in front of the handler established it (opaque
+   * to the HTTP layer; a slot on the request because a WeakMap per request cost the trivial path).
+   */
+  caller?: unknown;
 }
 
 export type HeaderValue = string | readonly string[];

@@ -33,7 +33,7 @@ const BASIC_CACHE_LIMIT = 10_000;
 export class SqlAuthenticator {
   /** A per-process key: cache keys are HMACs of the header, useless outside this process. */
   private readonly cacheKey = randomBytes(32);
-  private readonly verified = new Map<string, { readonly userId: string; readonly until: number }>();
+  private readonly verified = new Map<string, { readonly userId: string; readonly until: number; version: number; identity: SqlIdentity | undefined }>();
   /** The cache key of a headers object's Authorization value: a connection's requests share one object. */
   private readonly keyOfHeaders = new WeakMap<object, { readonly value: string; readonly key: string }>();
   /** Identities by user id, as of the store version they were read at (any write makes them stale). */
@@ -83,8 +83,15 @@ export class SqlAuthenticator {
     const hit = this.verified.get(key);
     const now = Date.now();
     if (hit !== undefined && hit.until > now) {
+      // Unchanged store: the user is as enabled, and its roles as they were, when last read.
+      const version = this.identity.store.version;
+      if (hit.version === version && hit.identity !== undefined && !this.identity.bruteForce.isTemporarilyDisabled(realm, hit.userId, now)) return { ok: true, identity: hit.identity };
       const user = repo.userInRealm(this.identity.store, realm.id, hit.userId);
-      if (user?.enabled && !this.identity.bruteForce.isTemporarilyDisabled(realm, user.id, now)) return { ok: true, identity: this.identityOf(realm, user) };
+      if (user?.enabled && !this.identity.bruteForce.isTemporarilyDisabled(realm, user.id, now)) {
+        hit.version = version;
+        hit.identity = this.identityOf(realm, user);
+        return { ok: true, identity: hit.identity };
+      }
       this.verified.delete(key);
     }
     const text = Buffer.from(value, 'base64').toString('utf8');
@@ -118,9 +125,10 @@ export class SqlAuthenticator {
     }
     this.identity.bruteForce.success(realm, user.id);
     if (this.verified.size >= BASIC_CACHE_LIMIT) this.verified.clear();
-    this.verified.set(key, { userId: user.id, until: Date.now() + BASIC_CACHE_TTL_MS });
+    const identity = this.identityOf(realm, user);
+    this.verified.set(key, { userId: user.id, until: Date.now() + BASIC_CACHE_TTL_MS, version: this.identity.store.version, identity });
     event(undefined, user);
-    return { ok: true, identity: this.identityOf(realm, user) };
+    return { ok: true, identity };
   }
 
   private async bearer(token: string): Promise<SqlAuthOutcome> {
@@ -133,10 +141,19 @@ export class SqlAuthenticator {
 
   /** Another user's roles and groups (whom an admin impersonates), or undefined when there is no such user. */
   lookup(username: string): SqlIdentity | undefined {
+    const version = this.identity.store.version;
+    const hit = this.looked.get(username);
+    if (hit?.version === version) return hit.identity;
     const realm = this.realm();
     const user = realm ? repo.userByUsername(this.identity.store, realm.id, username.toLowerCase()) : undefined;
-    return realm && user ? this.identityOf(realm, user) : undefined;
+    const identity = realm && user ? this.identityOf(realm, user) : undefined;
+    if (this.looked.size >= BASIC_CACHE_LIMIT) this.looked.clear();
+    this.looked.set(username, { version, identity });
+    return identity;
   }
+
+  /** lookup's answers by user name, as of a store version. */
+  private readonly looked = new Map<string, { readonly version: number; readonly identity: SqlIdentity | undefined }>();
 
   /** The user's realm roles and groups as they are now (re-read after any write to the store). */
   private identityOf(realm: RealmEntity, user: UserEntity): SqlIdentity {
