@@ -38,8 +38,8 @@ export function tpchQuery(n: number): TpchQuery {
 }
 
 /** Column lists per table, parsed from trino_schema.sql (the DDL both engines' tables follow). */
-export function trinoSchema(): { ddl: string; tables: { name: string; columns: { name: string; type: string }[] }[] } {
-  const ddl = readFileSync(join(SHARED_TPCH, 'trino_schema.sql'), 'utf8');
+export function trinoSchema(tpchDir = SHARED_TPCH): { ddl: string; tables: { name: string; columns: { name: string; type: string }[] }[] } {
+  const ddl = readFileSync(join(tpchDir, 'trino_schema.sql'), 'utf8');
   const tables: { name: string; columns: { name: string; type: string }[] }[] = [];
   for (const m of ddl.matchAll(/create table (\w+) \(([^;]*)\);/giu)) {
     const columns = m[2].split(',').map((c) => {

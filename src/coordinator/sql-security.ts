@@ -227,11 +227,14 @@ export class SqlSecurity {
   }
 }
 
-/** The user named by the session headers (any spelling) or by Basic credentials, without checking them. */
+/** The user named by the session headers (in the spellings' order the session reads them) or by Basic credentials, without checking them. */
 function headerUser(h: Readonly<Record<string, string>>): string | undefined {
-  const named = h['x-trino-user'] || h['x-presto-user'] || h['x-engine-user'];
-  if (named) return named;
-  const auth = h.authorization;
+  return h['x-engine-user'] || h['x-trino-user'] || h['x-presto-user'] || basicAuthUser(h);
+}
+
+/** The user name of Basic credentials, unchecked (who the session says it is when nothing checks). */
+export function basicAuthUser(headers: Readonly<Record<string, string>>): string | undefined {
+  const auth = headers.authorization;
   if (!auth?.toLowerCase().startsWith('basic ')) return undefined;
   const decoded = Buffer.from(auth.slice(6).trim(), 'base64').toString('utf8');
   const i = decoded.indexOf(':');

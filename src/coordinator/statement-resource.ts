@@ -6,7 +6,7 @@ import { json, jsonText, noContent, text, type HttpReply, type HttpRequest, type
 import { parseDataSize, parseDuration } from '../util/wire-format.js';
 import type { QueryManager } from './query-manager.js';
 import type { AnswerResult, HeaderPrefix, Query, Session } from './query.js';
-import type { SqlSecurity } from './sql-security.js';
+import { basicAuthUser, type SqlSecurity } from './sql-security.js';
 import { toEngineError } from '../util/engine-error.js';
 
 const MAX_WAIT_MS = 1000;
@@ -35,14 +35,6 @@ export function sessionHeader(headers: Readonly<Record<string, string>>, suffix:
     if (v !== undefined && v !== '') return v;
   }
   return undefined;
-}
-
-function basicAuthUser(headers: Readonly<Record<string, string>>): string | undefined {
-  const auth = headers.authorization;
-  if (!auth?.toLowerCase().startsWith('basic ')) return undefined;
-  const decoded = Buffer.from(auth.slice(6).trim(), 'base64').toString('utf8');
-  const i = decoded.indexOf(':');
-  return i > 0 ? decoded.slice(0, i) : undefined;
 }
 
 function parseSessionProperties(raw: string | undefined): Record<string, string> {

@@ -2,33 +2,19 @@
 // declared as Trino's tpch connector shows them (../shared/tpch/trino_schema.sql), runs SQL, and
 // compares result sets with ours.
 
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 
 export { SHARED_TPCH } from './shared.js';
 import { SHARED_TPCH } from './shared.js';
-
-/** Column lists per table, parsed from trino_schema.sql. */
-function schemaTables(): { name: string; columns: { name: string; type: string }[] }[] {
-  const text = readFileSync(join(SHARED_TPCH, 'trino_schema.sql'), 'utf8');
-  const out: { name: string; columns: { name: string; type: string }[] }[] = [];
-  for (const m of text.matchAll(/create table (\w+) \(([^;]*)\);/giu)) {
-    const columns = m[2].split(',').map((c) => {
-      const [name, ...type] = c.trim().split(/\s+/u);
-      return { name, type: type.join(' ') };
-    });
-    out.push({ name: m[1], columns });
-  }
-  return out;
-}
+import { trinoSchema } from '../bench/paths.js';
 
 export async function tpchDuckDb(dataDir = join(SHARED_TPCH, 'sf0.01')): Promise<DuckDBConnection> {
   const instance = await DuckDBInstance.create(':memory:');
   const conn = await instance.connect();
-  const ddl = readFileSync(join(SHARED_TPCH, 'trino_schema.sql'), 'utf8');
+  const { ddl, tables } = trinoSchema(SHARED_TPCH);
   await conn.run(ddl);
-  for (const t of schemaTables()) {
+  for (const t of tables) {
     // dbgen lines end with a trailing '|', which reads as one extra empty column.
     const cols = [...t.columns.map((c) => `'${c.name}': '${c.type.toUpperCase()}'`), `'_trailing': 'VARCHAR'`].join(', ');
     const names = t.columns.map((c) => c.name).join(', ');

@@ -9,6 +9,7 @@ import { EngineError } from '../util/engine-error.js';
 import { RealmAuth } from './admin/permissions.js';
 import type { ClientEntity, GroupEntity, RealmEntity, RoleEntity, UserEntity } from './store/entities.js';
 import * as repo from './store/repo.js';
+import type { TableName } from './store/tables.js';
 import type { IdentityService } from './service.js';
 
 export class IdentitySqlTables implements IdentityRowsProvider {
@@ -95,27 +96,26 @@ export class IdentitySqlTables implements IdentityRowsProvider {
 
   /** Users as the admin API lists them (service-account users left out). */
   private users(realm: RealmEntity): UserEntity[] {
-    const store = this.identity.store;
-    return store
-      .range('userByUsername', [realm.id])
-      .map((e) => store.get<UserEntity>('users', e.value as string))
-      .filter((u): u is UserEntity => u !== undefined && !u.serviceAccountClientId);
+    return this.byIndex<UserEntity>('userByUsername', 'users', realm).filter((u) => !u.serviceAccountClientId);
   }
 
   private groups(realm: RealmEntity): GroupEntity[] {
-    const store = this.identity.store;
-    return store
-      .range('groupByParentName', [realm.id])
-      .map((e) => store.get<GroupEntity>('groups', e.value as string))
-      .filter((g): g is GroupEntity => g !== undefined);
+    return this.byIndex<GroupEntity>('groupByParentName', 'groups', realm);
   }
 
   private roles(realm: RealmEntity): RoleEntity[] {
+    return this.byIndex<RoleEntity>('roleByName', 'roles', realm);
+  }
+
+  /** A realm's entities of a table, through the index that lists them by realm. */
+  private byIndex<T>(index: string, table: TableName, realm: RealmEntity): T[] {
     const store = this.identity.store;
-    return store
-      .range('roleByName', [realm.id])
-      .map((e) => store.get<RoleEntity>('roles', e.value as string))
-      .filter((r): r is RoleEntity => r !== undefined);
+    const out: T[] = [];
+    for (const e of store.range(index, [realm.id])) {
+      const entity = store.get<T>(table, e.value as string);
+      if (entity !== undefined) out.push(entity);
+    }
+    return out;
   }
 
   /** Whether the SQL realm's user `reader` may see the table of `target` through the admin API. */
